@@ -1,0 +1,81 @@
+# shellcheck shell=sh
+# KTAP output for guest plans (Documentation/dev-tools/ktap.rst).
+# Sourced by the plans in /plans.
+
+KTAP_N=0
+KTAP_FAILED=0
+
+ktap_begin()
+{
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+ktap_diag()
+{
+	echo "# $*"
+}
+
+ktap_ok()
+{
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N $1"
+}
+
+ktap_fail()
+{
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_FAILED=$((KTAP_FAILED + 1))
+	echo "# $1: $2"
+	echo "not ok $KTAP_N $1"
+}
+
+ktap_skip()
+{
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N $1 # SKIP $2"
+}
+
+# Run one check: "ktap_check NAME FUNCTION". The function prints the reason
+# of a failure on stdout and returns non-zero; KSFT_SKIP (4) means skip.
+ktap_check()
+{
+	_name=$1
+	shift
+	_out=$("$@" 2>&1)
+	case $? in
+	0) ktap_ok "$_name" ;;
+	4) ktap_skip "$_name" "$_out" ;;
+	*) ktap_fail "$_name" "$(echo "$_out" | tr '\n' ' ')" ;;
+	esac
+}
+
+ktap_end()
+{
+	[ "$KTAP_FAILED" = 0 ]
+}
+
+# The scheduling policy of a thread, from field 41 of /proc/TID/stat.
+# The command name in field 2 may hold spaces, so cut after its ")".
+thread_policy()
+{
+	sed 's/.*) //' "$1/stat" | cut -d' ' -f39
+}
+
+# Check that every thread of PID runs under POLICY (a number, 5 for
+# SCHED_IDLE); print the offender otherwise.
+check_policy()
+{
+	_pid=$1
+	_want=$2
+	_seen=0
+	for _t in /proc/"$_pid"/task/*; do
+		_p=$(thread_policy "$_t")
+		[ "$_p" = "$_want" ] || {
+			echo "thread ${_t##*/} of $_pid has policy $_p, want $_want"
+			return 1
+		}
+		_seen=$((_seen + 1))
+	done
+	[ "$_seen" -gt 0 ] || { echo "no threads for pid $_pid"; return 1; }
+}

@@ -1,0 +1,7 @@
+# shellcheck shell=sh
+# Never finish: the host must kill the guest and report a timeout.
+. /lib/ktap.sh
+ktap_begin 1
+while :; do
+	sleep 60
+done

@@ -1,0 +1,6 @@
+# shellcheck shell=sh
+# Crash the kernel on purpose: the host must report a kernel failure.
+. /lib/ktap.sh
+ktap_begin 1
+echo c >/proc/sysrq-trigger
+ktap_ok unreachable

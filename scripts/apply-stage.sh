@@ -1,0 +1,67 @@
+#!/bin/bash
+# Move $KDIR (prepared by prepare-tree.sh) to STAGE with quilt.
+# usage: apply-stage.sh STAGE
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 1 ] || die "usage: apply-stage.sh STAGE"
+stage=$1
+target=$(stage_patch "$stage")
+
+# Every file any patch touches. quilt restores popped files with their old
+# mtimes, so make would not see them change; touching them after every move
+# is what keeps one object directory correct for all stages.
+touched_files()
+{
+	local patch
+
+	series_patches | while read -r patch _; do
+		sed -n -e 's|^+++ b/\([^\t ]*\).*|\1|p' \
+			-e 's|^--- a/\([^\t ]*\).*|\1|p' "$PATCHES/$patch"
+	done | sort -u
+}
+
+check_patches()
+{
+	local patch
+
+	series_patches | while read -r patch _; do
+		[ -f "$PATCHES/$patch" ] ||
+			die "series names $patch, but $PATCHES/$patch does not exist"
+	done
+}
+
+# quilt says "Hunk #2 FAILED at 6123." after "patching file F"; name both.
+push_to()
+{
+	local out failed
+
+	if out=$(cd "$KDIR" && quilt push -q "$1" 2>&1); then
+		return 0
+	fi
+	failed=$(echo "$out" | awk '
+		/^patching file / { file = $3 }
+		/FAILED|can.t find file|No file to patch/ { print file ": " $0; exit }')
+	[ -n "$failed" ] || failed=$(echo "$out" | tail -n1)
+	echo "$out" >"$BUILD/logs/quilt-$stage.log"
+	die "patch $(cd "$KDIR" && quilt next 2>/dev/null || echo "$1") does not apply (stage $stage): $failed"
+}
+
+mkdir -p "$BUILD/logs"
+check_patches
+cd "$KDIR"
+if [ -z "$target" ]; then
+	quilt pop -a -q >/dev/null 2>&1 || [ $? = 2 ] ||
+		die "quilt pop -a failed in $KDIR"
+elif quilt applied 2>/dev/null | grep -qxF "$target"; then
+	if [ "$(quilt top)" != "$target" ]; then
+		quilt pop -q "$target" >/dev/null ||
+			die "quilt pop $target failed in $KDIR"
+	fi
+else
+	push_to "$target"
+fi
+touched_files | while read -r f; do
+	[ ! -e "$f" ] || touch "$f"
+done
+info "tree: $KDIR at stage $stage${target:+ ($target)}"

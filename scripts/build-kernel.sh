@@ -1,0 +1,65 @@
+#!/bin/bash
+# Build the bzImage of the stage $KDIR is at, for one config flavour, into
+# build/kernels/FLAVOUR/STAGE/. One object directory per flavour serves all
+# stages, so moving between stages rebuilds only what the patches touch.
+# usage: build-kernel.sh STAGE [FLAVOUR]   (flavours: smp nosmp debug)
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 1 ] || die "usage: build-kernel.sh STAGE [FLAVOUR]"
+stage=$1
+flavour=${2:-smp}
+fragments=$TOP/configs/sched-idle.config
+case $flavour in
+smp) ;;
+nosmp|debug) fragments="$fragments $TOP/configs/$flavour.config" ;;
+*) die "unknown kernel flavour '$flavour'" ;;
+esac
+
+obj=$BUILD/obj/$flavour
+gen=$BUILD/obj/$flavour-config
+out=$BUILD/kernels/$flavour/$stage
+log=$BUILD/logs/build-$flavour-$stage.log
+jobs=$(($(nproc) + 1))
+mkdir -p "$obj" "$gen" "$BUILD/logs"
+
+# tinyconfig writes .config in place, so generate it elsewhere and copy it
+# over only when it differs: an unchanged .config must not force a rebuild.
+make_config()
+{
+	# shellcheck disable=SC2086 # one word per fragment
+	{
+		make -C "$KDIR" O="$gen" tinyconfig &&
+		"$KDIR/scripts/kconfig/merge_config.sh" -m -O "$gen" \
+			"$gen/.config" $fragments &&
+		make -C "$KDIR" O="$gen" olddefconfig
+	} >"$BUILD/logs/config-$flavour.log" 2>&1 ||
+		die "config generation failed (see $BUILD/logs/config-$flavour.log)"
+	# shellcheck disable=SC2086
+	"$TOP/scripts/check-config.sh" "$gen/.config" $fragments
+	cmp -s "$gen/.config" "$obj/.config" || cp "$gen/.config" "$obj/.config"
+}
+
+first_error()
+{
+	grep -m1 -E ': (fatal )?error:|undefined reference|Error [0-9]+' "$log" ||
+		tail -n1 "$log"
+}
+
+make_config
+info "building $flavour kernel for stage $stage (log: $log)"
+if ! make -C "$KDIR" O="$obj" -j"$jobs" bzImage >"$log" 2>&1; then
+	die "build of stage $stage ($flavour) failed: $(first_error)"
+fi
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp"
+cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$out.tmp/"
+{
+	echo "stage=$stage"
+	echo "flavour=$flavour"
+	echo "source_hash=$(stage_source_hash "$stage")"
+	echo "config_hash=$(sha256sum <"$obj/.config" | cut -c1-16)"
+	echo "kernel_release=$(cat "$obj/include/config/kernel.release")"
+} >"$out.tmp/build-info"
+rm -rf "$out"
+mv "$out.tmp" "$out"

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# Common paths and helpers for the scripts in this folder. Sourced, never run.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+RESULTS=${RESULTS:-$TOP/results}
+# The default tree is ours to reset at will; a KDIR the user names is not.
+DEFAULT_KDIR=$BUILD/linux-source-6.1
+KDIR=${KDIR:-$DEFAULT_KDIR}
+SERIES=${SERIES:-$TOP/series}
+PATCHES=${PATCHES:-$TOP/patches}
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+
+export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES QUILT_PC=.pc
+
+error()
+{
+	echo "error: $*" >&2
+}
+
+die()
+{
+	error "$@"
+	exit 1
+}
+
+info()
+{
+	echo "$*" >&2
+}
+
+# Run one step of the pipeline with a progress line. A step that fails
+# prints its own error line; this only adds which step it was.
+step()
+{
+	local n=$1 total=$2 msg=$3
+
+	shift 3
+	info "[$n/$total] $msg"
+	"$@"
+}
+
+# Every patch of the series, in order, as "patch stage" lines. A stage is
+# named by a "# stage: NAME" comment on the patch's line, or by the patch
+# file name without its number and suffix.
+series_patches()
+{
+	[ -f "$SERIES" ] || return 0
+	awk '
+		/^[ \t]*(#|$)/ { next }
+		{
+			stage = ""
+			if (match($0, /#[ \t]*stage:[ \t]*[A-Za-z0-9_-]+/)) {
+				stage = substr($0, RSTART, RLENGTH)
+				sub(/#[ \t]*stage:[ \t]*/, "", stage)
+			}
+			if (stage == "") {
+				stage = $1
+				sub(/^[0-9]+-/, "", stage)
+				sub(/\.(patch|diff)$/, "", stage)
+			}
+			print $1, stage
+		}' "$SERIES"
+}
+
+# "pristine" and then one stage per patch.
+stage_names()
+{
+	echo pristine
+	series_patches | awk '{ print $2 }'
+}
+
+# The patch a stage ends at; empty for pristine.
+stage_patch()
+{
+	local want=$1 patch stage
+
+	[ "$want" = pristine ] && return 0
+	while read -r patch stage; do
+		if [ "$stage" = "$want" ]; then
+			echo "$patch"
+			return 0
+		fi
+	done < <(series_patches)
+	die "unknown stage '$want' (stages: $(stage_names | tr '\n' ' '))"
+}
+
+# A hash of everything a stage's source depends on: the series up to and
+# including the stage's patch, with the patches' contents.
+stage_source_hash()
+{
+	local want=$1 patch stage
+
+	{
+		echo "kernel $(cat "$KDIR/.sched-idle-base" 2>/dev/null || echo "$KDIR")"
+		[ "$want" = pristine ] || while read -r patch stage; do
+			echo "$patch"
+			cat "$PATCHES/$patch"
+			[ "$stage" = "$want" ] && break
+		done < <(series_patches)
+	} | sha256sum | cut -c1-16
+}
+
+series_hash()
+{
+	{
+		cat "$SERIES" 2>/dev/null
+		series_patches | while read -r patch _; do
+			cat "$PATCHES/$patch" 2>/dev/null
+		done
+	} | sha256sum | cut -c1-16
+}
+
+# Hold a lock on the checkout for the lifetime of the calling script, so two
+# runs in one checkout never share a tree or an object directory.
+take_lock()
+{
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.lock"
+	if ! flock -n 9; then
+		if [ "${LOCK_WAIT:-0}" = 1 ]; then
+			info "waiting for another run in this checkout to finish..."
+			flock 9
+		else
+			die "another run holds $BUILD/.lock; wait for it or set LOCK_WAIT=1"
+		fi
+	fi
+}
