@@ -9,16 +9,11 @@ set -eu -o pipefail
 [ $# -ge 1 ] || die "usage: build-kernel.sh STAGE [FLAVOUR]"
 stage=$1
 flavour=${2:-smp}
-fragments=$TOP/configs/sched-idle.config
-case $flavour in
-smp) ;;
-nosmp|debug) fragments="$fragments $TOP/configs/$flavour.config" ;;
-*) die "unknown kernel flavour '$flavour'" ;;
-esac
+fragments=$(flavour_fragments "$flavour")
 
 obj=$BUILD/obj/$flavour
 gen=$BUILD/obj/$flavour-config
-out=$BUILD/kernels/$flavour/$stage
+out=$(kernel_dir "$stage" "$flavour")
 log=$BUILD/logs/build-$flavour-$stage.log
 jobs=$(($(nproc) + 1))
 mkdir -p "$obj" "$gen" "$BUILD/logs"
@@ -58,6 +53,7 @@ cp "$obj/arch/x86/boot/bzImage" "$obj/.config" "$obj/System.map" "$out.tmp/"
 	echo "stage=$stage"
 	echo "flavour=$flavour"
 	echo "source_hash=$(stage_source_hash "$stage")"
+	echo "fragments_hash=$(fragments_hash "$flavour")"
 	echo "config_hash=$(sha256sum <"$obj/.config" | cut -c1-16)"
 	echo "kernel_release=$(cat "$obj/include/config/kernel.release")"
 } >"$out.tmp/build-info"

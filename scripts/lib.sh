@@ -111,10 +111,46 @@ series_hash()
 	} | sha256sum | cut -c1-16
 }
 
+# The config fragments of a kernel flavour, in merge order.
+flavour_fragments()
+{
+	case $1 in
+	smp) echo "$TOP/configs/sched-idle.config" ;;
+	nosmp|debug) echo "$TOP/configs/sched-idle.config $TOP/configs/$1.config" ;;
+	*) die "unknown kernel flavour '$1'" ;;
+	esac
+}
+
+fragments_hash()
+{
+	# shellcheck disable=SC2002,SC2046 # several fragments, one word each
+	cat $(flavour_fragments "$1") | sha256sum | cut -c1-16
+}
+
+kernel_dir()
+{
+	echo "$BUILD/kernels/$2/$1"
+}
+
+# A stage's kernel is current when neither its patches nor the config
+# fragments changed since it was built.
+kernel_is_current()
+{
+	local info
+
+	info=$(kernel_dir "$1" "$2")/build-info
+	[ -f "$info" ] &&
+		grep -qxF "source_hash=$(stage_source_hash "$1")" "$info" &&
+		grep -qxF "fragments_hash=$(fragments_hash "$2")" "$info"
+}
+
 # Hold a lock on the checkout for the lifetime of the calling script, so two
 # runs in one checkout never share a tree or an object directory.
 take_lock()
 {
+	# Nested scripts run under their caller's lock.
+	[ -z "${SCHED_IDLE_LOCKED:-}" ] || return 0
+	export SCHED_IDLE_LOCKED=$$
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/.lock"
 	if ! flock -n 9; then

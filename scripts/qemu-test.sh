@@ -1,0 +1,71 @@
+#!/bin/bash
+# The main job: prepare the tree, build every stage's kernel, boot each in
+# QEMU and run a plan on it, then print a per-stage summary.
+# env: STAGE (one stage; default all), PLAN (default smoke), SMP, KDIR,
+#      TIMEOUT, FLAVOUR (default smp)
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+plan=${PLAN:-smoke}
+flavour=${FLAVOUR:-smp}
+take_lock
+
+if [ -n "${STAGE:-}" ]; then
+	stage_patch "$STAGE" >/dev/null
+	stages=$STAGE
+else
+	stages=$(stage_names)
+fi
+nstages=$(echo "$stages" | wc -w)
+total=$((3 + 2 * nstages))
+n=0
+next()
+{
+	n=$((n + 1))
+	info "[$n/$total] $*"
+}
+
+next "checking packages"
+"$TOP/scripts/deps.sh" run
+next "preparing the kernel tree"
+"$TOP/scripts/prepare-tree.sh"
+next "building the initramfs"
+"$TOP/scripts/build-initramfs.sh"
+
+run=$(date -u +%Y%m%d-%H%M%S)-$$
+rundir=$RESULTS/$run
+mkdir -p "$rundir"
+echo running >"$rundir/status"
+summary=$rundir/summary.txt
+printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
+worst=0
+
+for stage in $stages; do
+	if kernel_is_current "$stage" "$flavour"; then
+		next "stage $stage: kernel is current"
+		built=cached
+	else
+		next "building stage $stage"
+		"$TOP/scripts/apply-stage.sh" "$stage"
+		"$TOP/scripts/build-kernel.sh" "$stage" "$flavour"
+		built=built
+	fi
+	next "booting stage $stage (plan $plan)"
+	rc=0
+	STAGE=$stage "$TOP/scripts/run-qemu.sh" \
+		"$(kernel_dir "$stage" "$flavour")/bzImage" "$plan" \
+		"$rundir/$stage/$plan" || rc=$?
+	verdict=$(cat "$rundir/$stage/$plan/verdict" 2>/dev/null || echo "exit $rc")
+	boot=$(sed -n 's/^boot_seconds=//p' "$rundir/$stage/$plan/provenance" 2>/dev/null || true)
+	printf '%-12s %-8s %-10s %5s  %s\n' "$stage" "$built" "$plan" "${boot:--}" \
+		"${verdict%%:*}" >>"$summary"
+	[ "$worst" != 0 ] || worst=$rc
+done
+
+# Only a run that reached every stage becomes results/latest.
+echo complete >"$rundir/status"
+ln -sfn "$run" "$RESULTS/latest"
+info ""
+cat "$summary" >&2
+info "results: $rundir"
+exit "$worst"
