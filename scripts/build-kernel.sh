@@ -3,15 +3,22 @@
 # build/kernels/FLAVOUR/STAGE/. One object directory per flavour serves all
 # stages, so moving between stages rebuilds only what the patches touch.
 # usage: build-kernel.sh STAGE [FLAVOUR]   (flavours: smp nosmp debug)
+#        build-kernel.sh --config-only OBJDIR [FLAVOUR]
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 1 ] || die "usage: build-kernel.sh STAGE [FLAVOUR]"
+config_only=""
+if [ "$1" = --config-only ]; then
+	[ $# -ge 2 ] || die "usage: build-kernel.sh --config-only OBJDIR [FLAVOUR]"
+	config_only=$2
+	shift
+fi
 stage=$1
 flavour=${2:-smp}
 fragments=$(flavour_fragments "$flavour")
 
-obj=$BUILD/obj/$flavour
+obj=${config_only:-$BUILD/obj/$flavour}
 gen=$BUILD/obj/$flavour-config
 out=$(kernel_dir "$stage" "$flavour")
 log=$BUILD/logs/build-$flavour-$stage.log
@@ -42,6 +49,7 @@ first_error()
 }
 
 make_config
+[ -z "$config_only" ] || exit 0
 info "building $flavour kernel for stage $stage (log: $log)"
 if ! make -C "$KDIR" O="$obj" -j"$jobs" bzImage >"$log" 2>&1; then
 	die "build of stage $stage ($flavour) failed: $(first_error)"

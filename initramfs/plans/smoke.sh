@@ -2,6 +2,7 @@
 # Smoke plan: the guest has the topology the host asked for, an LLC
 # domain to scan, and rt-app runs both a periodic task and a SCHED_IDLE
 # task started under chrt --idle 0.
+# shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 
 SCHED_IDLE=5

@@ -1,0 +1,31 @@
+#!/bin/bash
+# Make build/tree: a git tree of the packaged kernel with one commit per
+# patch of the series (git quiltimport), for editing the series with git.
+# scripts/refresh-patches.sh writes the commits back into patches/.
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+tree=${TREE:-$BUILD/tree}
+[ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-6.1"
+if [ -d "$tree/.git" ]; then
+	die "$tree exists; edit it, run 'make refresh', or remove it to start again"
+fi
+rm -rf "$tree.tmp"
+mkdir -p "$tree.tmp"
+info "unpacking $TARBALL into $tree"
+tar -C "$tree.tmp" -xf "$TARBALL" --strip-components=1
+cd "$tree.tmp"
+git init -q
+git config user.name "${GIT_AUTHOR_NAME:-sched-idle project}"
+git config user.email "${GIT_AUTHOR_EMAIL:-sched-idle@example.invalid}"
+info "committing the packaged tree"
+git add -A
+git commit -q -m "Linux $(make -s kernelversion) as packaged in Debian's linux-source-6.1"
+git tag base
+info "importing the series"
+# quiltimport reads the series without our "# stage:" comments.
+series_patches | awk '{ print $1 }' >"$BUILD/series.plain"
+git quiltimport --patches "$PATCHES" --series "$BUILD/series.plain" >/dev/null
+cd - >/dev/null
+mv "$tree.tmp" "$tree"
+info "tree: $tree, $(git -C "$tree" rev-list --count base..HEAD) commits on top of tag 'base'"

@@ -1,0 +1,24 @@
+#!/bin/bash
+# The main job: every stage builds, boots and passes the smoke plan, the
+# run is recorded with its provenance and becomes results/latest.
+. "$(dirname "$0")/lib.sh"
+stages=$(stage_names)
+t_plan $((5 + $(echo "$stages" | wc -l)))
+
+out=$("$TOP/scripts/qemu-test.sh" 2>&1)
+rc=$?
+t_is "$rc" 0 "qemu-test exits 0"
+[ "$rc" = 0 ] || t_diag "$(echo "$out" | tail -n 20)"
+t_like "$out" "^\[1/[0-9]+\] checking packages" "progress lines"
+latest=$RESULTS/latest
+t_is "$(cat "$latest/status" 2>/dev/null)" complete "results/latest is a complete run"
+for stage in $stages; do
+	t_like "$(grep "^$stage " "$latest/summary.txt")" " pass$" "stage $stage passes the smoke plan"
+done
+prov=$latest/pristine/smoke/provenance
+missing=""
+for key in series_hash kernel_config_hash kernel_source_hash qemu accel smp; do
+	grep -q "^$key=." "$prov" || missing="$missing $key"
+done
+t_is "${missing:-none}" none "provenance records series, config, QEMU, accelerator, topology"
+t_like "$(cat "$latest/pristine/smoke/ktap.log")" "^ok 3 idle_policy" "SCHED_IDLE policy verified in the guest"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# run-qemu.sh tells a kernel crash, a hang, a failing subtest and a kernel
+# splat apart, by exit code and by message, and keeps the console.
+. "$(dirname "$0")/lib.sh"
+t_plan 12
+ensure_kernel pristine || { echo "Bail out! cannot build pristine"; exit 1; }
+"$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
+kernel=$(kernel_dir pristine smp)/bzImage
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run PLAN [env...]: sets rc and out
+run()
+{
+	local plan=$1
+
+	shift
+	rc=0
+	out=$(env STAGE=pristine "$@" "$TOP/scripts/run-qemu.sh" "$kernel" "$plan" "$tmp/$plan" 2>&1) || rc=$?
+}
+
+run panic
+t_is "$rc" 2 "a crashing guest exits 2"
+t_like "$out" "^error: kernel failure on stage pristine \(plan panic\): Kernel panic - not syncing: sysrq triggered crash" "and says kernel failure, with the panic line"
+t_ok "$([ -s "$tmp/panic/splat.txt" ]; echo $?)" "and keeps the excerpt"
+
+run hang TIMEOUT=30
+t_is "$rc" 3 "a guest that never powers off exits 3"
+t_like "$out" "^error: timeout: stage pristine \(plan hang\) did not power off within 30s" "and says timeout"
+t_like "$(cat "$tmp/hang/console.log")" "^1\.\.1" "and keeps the console"
+
+run ktap-fail
+t_is "$rc" 1 "a failing subtest exits 1"
+t_like "$out" "^error: test failure on stage pristine \(plan ktap-fail\)" "and says test failure"
+t_like "$out" "always_fails" "and names the subtest"
+
+run warn
+t_is "$rc" 2 "a WARNING splat fails the run even when every subtest passes"
+t_like "$out" "^error: kernel failure .*WARNING: CPU: 0 PID: 1" "and shows the WARNING line"
+
+run smoke SMP=2
+t_like "$(cat "$tmp/smoke/ktap.log")" "^ok 1 topology" "SMP=2 gives the guest 2 CPUs"

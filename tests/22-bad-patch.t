@@ -1,0 +1,30 @@
+#!/bin/bash
+# A patch that does not apply, or is missing, fails with one line naming
+# the patch and the failing file and hunk; the tree stays recoverable.
+. "$(dirname "$0")/lib.sh"
+t_plan 6
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
+cp -r "$PATCHES" "$tmp/patches"
+cp "$SERIES" "$tmp/series"
+victim=$(series_patches | awk '$2 == "fallback" { print $1 }')
+# Break the context of the first hunk that touches find_idlest_group_cpu().
+sed -i '0,/^ \tint i;$/s//\tint j;/' "$tmp/patches/$victim"
+
+out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" fallback 2>&1)
+t_ok $(($? == 0)) "a corrupted patch fails the stage"
+t_like "$out" "^error: patch $victim does not apply \(stage fallback\): kernel/sched/fair\.c: Hunk #[0-9]+ FAILED" \
+	"and names the patch, the file and the hunk"
+t_is "$(cd "$KDIR" && quilt top 2>/dev/null)" "$(series_patches | awk '$2 == "tracking" { print $1 }')" \
+	"quilt left the tree at the stage before"
+
+"$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1 &&
+	"$TOP/scripts/apply-stage.sh" balance >/dev/null 2>&1
+t_ok $? "a re-run with the good series works without clean-up"
+
+rm "$tmp/patches/$victim"
+out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" fallback 2>&1)
+t_ok $(($? == 0)) "a missing patch fails"
+t_like "$out" "^error: series names $victim, but .* does not exist$" "and names it"
+"$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
