@@ -36,7 +36,9 @@ push_to()
 {
 	local out failed
 
-	if out=$(cd "$KDIR" && quilt push -q "$1" 2>&1); then
+	# No fuzz: a patch that only applies with fuzz no longer describes
+	# the tree it is applied to.
+	if out=$(cd "$KDIR" && quilt push --fuzz=0 "$1" 2>&1); then
 		return 0
 	fi
 	failed=$(echo "$out" | awk '
@@ -44,17 +46,23 @@ push_to()
 		/FAILED|can.t find file|No file to patch/ { print file ": " $0; exit }')
 	[ -n "$failed" ] || failed=$(echo "$out" | tail -n1)
 	echo "$out" >"$BUILD/logs/quilt-$stage.log"
-	die "patch $(cd "$KDIR" && quilt next 2>/dev/null || echo "$1") does not apply (stage $stage): $failed"
+	die "patch $(cd "$KDIR" && quilt next 2>/dev/null | sed 's|.*/||') does not apply (stage $stage): $failed"
 }
 
 mkdir -p "$BUILD/logs"
 check_patches
 cd "$KDIR"
+# quilt remembers the patches folder and series of the first push in .pc
+# and prefers them to QUILT_PATCHES and QUILT_SERIES; point it at ours.
+if [ -d .pc ]; then
+	echo "$PATCHES" >.pc/.quilt_patches
+	echo "$SERIES" >.pc/.quilt_series
+fi
 if [ -z "$target" ]; then
 	quilt pop -a -q >/dev/null 2>&1 || [ $? = 2 ] ||
 		die "quilt pop -a failed in $KDIR"
-elif quilt applied 2>/dev/null | grep -qxF "$target"; then
-	if [ "$(quilt top)" != "$target" ]; then
+elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
+	if [ "$(quilt top | sed 's|.*/||')" != "$target" ]; then
 		quilt pop -q "$target" >/dev/null ||
 			die "quilt pop $target failed in $KDIR"
 	fi

@@ -20,12 +20,15 @@ count()
 		"$KDIR/kernel/sched/debug.c" | awk -F: '{ n += $2 } END { print n }'
 }
 
+defs='static int se_is_idle|static bool sched_idle_cfs_rq'
+at pristine
+pristine_defs=$(count "$defs")
 at baseline
 t_is "$(count 'idle_h_nr_running|sched_idle_rq|sched_idle_cpu')" 0 \
 	"baseline: no idle_h_nr_running, sched_idle_rq() or sched_idle_cpu()"
 t_is "$(count 'idle_nr_running' | awk '$1 > 0 { print "kept" }')" kept \
 	"baseline: cgroup cpu.idle accounting (idle_nr_running) kept"
-t_is "$(count 'static int se_is_idle|static bool sched_idle_cfs_rq')" 2 \
+t_is "$(count "$defs")" "$pristine_defs" \
 	"baseline: se_is_idle() and sched_idle_cfs_rq() kept"
 at tracking
 t_is "$(count 'sched_idle_cpu|sched_idle_rq')" 0 "tracking: counter only, no selection change"

@@ -9,14 +9,15 @@ trap 'rm -rf "$tmp"' EXIT
 cp -r "$PATCHES" "$tmp/patches"
 cp "$SERIES" "$tmp/series"
 victim=$(series_patches | awk '$2 == "fallback" { print $1 }')
-# Break the context of the first hunk that touches find_idlest_group_cpu().
-sed -i '0,/^ \tint i;$/s//\tint j;/' "$tmp/patches/$victim"
+# Change one context line of the find_idlest_group_cpu() hunk, so that the
+# hunk no longer matches the tree.
+sed -i "0,/^ \tint i;\$/s// \tint j;/" "$tmp/patches/$victim"
 
 out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" fallback 2>&1)
 t_ok $(($? == 0)) "a corrupted patch fails the stage"
 t_like "$out" "^error: patch $victim does not apply \(stage fallback\): kernel/sched/fair\.c: Hunk #[0-9]+ FAILED" \
 	"and names the patch, the file and the hunk"
-t_is "$(cd "$KDIR" && quilt top 2>/dev/null)" "$(series_patches | awk '$2 == "tracking" { print $1 }')" \
+t_is "$(cd "$KDIR" && quilt top 2>/dev/null | sed 's|.*/||')" "$(series_patches | awk '$2 == "tracking" { print $1 }')" \
 	"quilt left the tree at the stage before"
 
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1 &&
