@@ -19,7 +19,8 @@ git init -q
 git config user.name "${GIT_AUTHOR_NAME:-sched-idle project}"
 git config user.email "${GIT_AUTHOR_EMAIL:-sched-idle@example.invalid}"
 info "committing the packaged tree"
-git add -A
+# Debian's .gitignore ignores the whole top level (/*).
+git add -f -A .
 git commit -q -m "Linux $(make -s kernelversion) as packaged in Debian's linux-source-6.1"
 git tag base
 info "importing the series"
