@@ -7,7 +7,10 @@ set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 1 ] || die "usage: lint-stage.sh STAGE"
-obj=$BUILD/obj/lint
+# The stage kernels' own object directory: kbuild rebuilds the two objects
+# because W=1 and C=2 change their command lines, and rebuilds them again
+# for the next normal build, which is cheaper than preparing a second one.
+obj=$BUILD/obj/smp
 log=$BUILD/logs/lint-$1.log
 mkdir -p "$obj" "$BUILD/logs"
 "$TOP/scripts/build-kernel.sh" --config-only "$obj" smp
