@@ -10,6 +10,9 @@ list=$BUILD/initramfs.list
 tool=$BUILD/tools/gen_init_cpio
 # Dynamically linked host programs the plans run; their libraries come too.
 host_bins="/usr/bin/rt-app /usr/bin/chrt /usr/bin/taskset ${EXTRA_BINS:-}"
+# The selftest, once scripts/build-selftest.sh has built it.
+selftest=$BUILD/selftest/sched/sched_idle_test
+[ ! -x "$selftest" ] || host_bins="$host_bins $selftest"
 
 [ -f "$KDIR/usr/gen_init_cpio.c" ] || die "no usr/gen_init_cpio.c in KDIR=$KDIR"
 mkdir -p "$BUILD/tools"
@@ -23,7 +26,9 @@ file -L "$busybox" | grep -q 'statically linked' ||
 # Shared objects a program needs, as absolute paths.
 libs_of()
 {
-	ldd "$1" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+	# ldd fails on static programs, which need nothing.
+	{ ldd "$1" 2>/dev/null || true; } |
+		awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
 }
 
 # "DEST SRC MODE" for every file, DEST being the path in the guest.

@@ -17,7 +17,7 @@ else
 	stages=$(stage_names)
 fi
 nstages=$(echo "$stages" | wc -w)
-total=$((3 + 2 * nstages))
+total=$((4 + 2 * nstages))
 n=0
 next()
 {
@@ -29,8 +29,6 @@ next "checking packages"
 "$TOP/scripts/deps.sh" run
 next "preparing the kernel tree"
 "$TOP/scripts/prepare-tree.sh"
-next "building the initramfs"
-"$TOP/scripts/build-initramfs.sh"
 
 run=$(date -u +%Y%m%d-%H%M%S)-$$
 rundir=$RESULTS/$run
@@ -40,16 +38,29 @@ summary=$rundir/summary.txt
 printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
 worst=0
 
+declare -A built
 for stage in $stages; do
 	if kernel_is_current "$stage" "$flavour"; then
 		next "stage $stage: kernel is current"
-		built=cached
+		built[$stage]=cached
 	else
 		next "building stage $stage"
 		"$TOP/scripts/apply-stage.sh" "$stage"
 		"$TOP/scripts/build-kernel.sh" "$stage" "$flavour"
-		built=built
+		built[$stage]=built
 	fi
+done
+
+next "building the selftest"
+if stage_names | grep -qx selftest; then
+	"$TOP/scripts/build-selftest.sh"
+else
+	info "the series has no selftest stage"
+fi
+next "building the initramfs"
+"$TOP/scripts/build-initramfs.sh"
+
+for stage in $stages; do
 	next "booting stage $stage (plan $plan)"
 	rc=0
 	STAGE=$stage "$TOP/scripts/run-qemu.sh" \
@@ -57,7 +68,7 @@ for stage in $stages; do
 		"$rundir/$stage/$plan" || rc=$?
 	verdict=$(cat "$rundir/$stage/$plan/verdict" 2>/dev/null || echo "exit $rc")
 	boot=$(sed -n 's/^boot_seconds=//p' "$rundir/$stage/$plan/provenance" 2>/dev/null || true)
-	printf '%-12s %-8s %-10s %5s  %s\n' "$stage" "$built" "$plan" "${boot:--}" \
+	printf '%-12s %-8s %-10s %5s  %s\n' "$stage" "${built[$stage]}" "$plan" "${boot:--}" \
 		"${verdict%%:*}" >>"$summary"
 	[ "$worst" != 0 ] || worst=$rc
 done

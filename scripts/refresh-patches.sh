@@ -14,7 +14,8 @@ if [ "$count" != "${#names[@]}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-git -C "$tree" format-patch -q --no-signature --zero-commit -N \
+# Abbreviated ids would otherwise grow with the object count.
+git -C "$tree" -c core.abbrev=12 format-patch -q --no-signature --zero-commit -N \
 	-o "$out" base..HEAD
 i=0
 changed=0
