@@ -58,12 +58,14 @@ if [ -d .pc ]; then
 	echo "$PATCHES" >.pc/.quilt_patches
 	echo "$SERIES" >.pc/.quilt_series
 fi
+# Only quilt changes a tree we manage, so its .pc backups are the truth;
+# -f lets a pop succeed after a patch file was edited or removed.
 if [ -z "$target" ]; then
-	quilt pop -a -q >/dev/null 2>&1 || [ $? = 2 ] ||
+	quilt pop -a -f -q >/dev/null 2>&1 || [ $? = 2 ] ||
 		die "quilt pop -a failed in $KDIR"
 elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
 	if [ "$(quilt top | sed 's|.*/||')" != "$target" ]; then
-		quilt pop -q "$target" >/dev/null ||
+		quilt pop -f -q "$target" >/dev/null ||
 			die "quilt pop $target failed in $KDIR"
 	fi
 else

@@ -46,7 +46,9 @@ to_pristine()
 	if [ ! -f "$KDIR/.sched-idle-tree" ]; then
 		die "KDIR=$KDIR already has quilt patches applied ($(echo "$applied" | tail -n1)); run 'quilt pop -a' there first"
 	fi
-	if (cd "$KDIR" && quilt pop -a -q >/dev/null 2>&1); then
+	# Only quilt changes a tree we manage, so -f is safe, and it lets a
+	# pop succeed after a patch file was edited or removed.
+	if (cd "$KDIR" && quilt pop -a -f -q >/dev/null 2>&1); then
 		return 0
 	fi
 	if [ "$KDIR" = "$DEFAULT_KDIR" ]; then
