@@ -7,7 +7,7 @@ set -eu -o pipefail
 run_pkgs="linux-source-6.1 xz-utils quilt make gcc libc6-dev bison flex bc
 libelf-dev libssl-dev cpio python3 util-linux qemu-system-x86 busybox-static
 rt-app"
-check_pkgs="perl sparse shellcheck"
+check_pkgs="perl sparse shellcheck git"
 
 want=""
 for group in "$@"; do
