@@ -16,10 +16,13 @@ fi
 "$TOP/scripts/build-initramfs.sh"
 smp=${SMP:-4}
 case $smp in *=*) ;; *) smp="$smp,sockets=1,cores=$smp,threads=1" ;; esac
-info "stage $stage, -smp $smp; leave with 'poweroff -f' or Ctrl-A x"
+share=$BUILD/shell
+mkdir -p "$share"
+info "stage $stage, -smp $smp, /results is $share; leave with 'poweroff -f' or Ctrl-A x"
 exec qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -M q35 -cpu max \
 	-m "${MEM:-1G}" -smp "$smp" \
 	-kernel "$(kernel_dir "$stage" "$flavour")/bzImage" \
 	-initrd "$BUILD/initramfs.cpio.gz" -nodefaults -display none \
 	-no-reboot -nic none -serial mon:stdio \
+	-virtfs "local,path=$share,mount_tag=results,security_model=none,id=results" \
 	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic sched_idle.plan=shell sched_idle.stage=$stage"
