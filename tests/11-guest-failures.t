@@ -2,7 +2,7 @@
 # run-qemu.sh tells a kernel crash, a hang, a failing subtest and a kernel
 # splat apart, by exit code and by message, and keeps the console.
 . "$(dirname "$0")/lib.sh"
-t_plan 12
+t_plan 14
 ensure_kernel pristine || { echo "Bail out! cannot build pristine"; exit 1; }
 "$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
 kernel=$(kernel_dir pristine smp)/bzImage
@@ -40,3 +40,8 @@ t_like "$out" "^error: kernel failure .*WARNING: CPU: 0 PID: 1" "and shows the W
 
 run smoke SMP=2
 t_like "$(cat "$tmp/smoke/ktap.log")" "^ok 1 topology" "SMP=2 gives the guest 2 CPUs"
+
+# maxcpus=3 leaves a vCPU offline, as a missed bring-up deadline would.
+run smoke APPEND=maxcpus=3
+t_is "$rc" 4 "a guest short of a CPU is an infrastructure error"
+t_like "$out" "^error: infrastructure: the guest has 3 of 4 CPUs online" "and says how many came up"
