@@ -1,9 +1,10 @@
 # Entry points only; each target runs one script from scripts/.
-# Variables: KDIR=, SMP=, STAGE=, PLAN=, TIMEOUT= (see README.md).
+# Variables: KDIR=, SMP=, STAGE=, PLAN=, TIMEOUT=, V=, RUN=, TO=, CC=,
+# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN= (see README.md).
 SHELL := /bin/bash
-export KDIR SMP STAGE PLAN TIMEOUT
+export KDIR SMP STAGE PLAN TIMEOUT V RUN TO CC FROM SMTP_SERVER SMTP_PORT DRY_RUN
 
-.PHONY: help qemu-test check shell tree refresh clean
+.PHONY: help qemu-test check shell tree refresh patches send-email clean
 
 help:
 	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke)"
@@ -11,6 +12,8 @@ help:
 	@echo "make shell       interactive guest on STAGE (default pristine)"
 	@echo "make tree        git tree of the series in build/tree"
 	@echo "make refresh     write build/tree's commits back into patches/"
+	@echo "make patches     format-patch the sendable series into build/outgoing (V=)"
+	@echo "make send-email  git send-email build/outgoing; needs TO= (DRY_RUN=1)"
 
 qemu-test:
 	@scripts/qemu-test.sh
@@ -26,6 +29,12 @@ tree:
 
 refresh:
 	@scripts/refresh-patches.sh
+
+patches:
+	@scripts/format-patches.sh
+
+send-email:
+	@scripts/send-email.sh
 
 clean:
 	rm -rf build/obj build/kernels build/initramfs.* build/logs

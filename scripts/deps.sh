@@ -1,18 +1,20 @@
 #!/bin/bash
 # Install the Debian packages a target needs, when any is missing.
-# usage: deps.sh GROUP...   (groups: run, check)
+# usage: deps.sh GROUP...   (groups: run, send, check)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 run_pkgs="linux-source-6.1 xz-utils quilt make gcc libc6-dev bison flex bc
 libelf-dev libssl-dev cpio python3 util-linux qemu-system-x86 busybox-static
 rt-app"
-check_pkgs="perl sparse shellcheck git"
+send_pkgs="linux-source-6.1 xz-utils git perl git-email libmailtools-perl"
+check_pkgs="perl sparse shellcheck git $send_pkgs python3-aiosmtpd"
 
 want=""
 for group in "$@"; do
 	case $group in
 	run) want="$want $run_pkgs" ;;
+	send) want="$want $send_pkgs" ;;
 	check) want="$want $run_pkgs $check_pkgs" ;;
 	*) die "deps.sh: unknown group '$group'" ;;
 	esac

@@ -63,6 +63,22 @@ series_patches()
 		}' "$SERIES"
 }
 
+# Patches whose series comment says LOCAL: kept for this project's own
+# use (the baseline), never sent upstream.
+local_patches()
+{
+	[ -f "$SERIES" ] || return 0
+	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /LOCAL/ { print $1 }' "$SERIES"
+}
+
+# The git tree make patches and make send-email work from: the packaged
+# kernel and the series as commits (make-tree.sh), rebuilt when the series
+# changes. It is not build/tree, which is the user's to edit.
+send_tree()
+{
+	echo "${SEND_TREE:-$BUILD/send-tree}"
+}
+
 # "pristine" and then one stage per patch.
 stage_names()
 {

@@ -15,6 +15,11 @@ mkdir -p "$tree.tmp"
 info "unpacking $TARBALL into $tree"
 tar -C "$tree.tmp" -xf "$TARBALL" --strip-components=1
 cd "$tree.tmp"
+# Fixed dates make the commit ids a function of the tarball and the
+# patches alone, so that base-commit in sent mail is reproducible.
+GIT_COMMITTER_DATE="@$(stat -c %Y "$TARBALL") +0000"
+GIT_AUTHOR_DATE=$GIT_COMMITTER_DATE
+export GIT_COMMITTER_DATE GIT_AUTHOR_DATE
 git init -q
 git config user.name "${GIT_AUTHOR_NAME:-sched-idle project}"
 git config user.email "${GIT_AUTHOR_EMAIL:-sched-idle@example.invalid}"

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Summarise one results run for the cover letter: the provenance, a
+# per-stage table of the plan's verdicts with the selftest's own figures,
+# and, where the run kept rt-app logs, wu_lat histograms of the CFS tasks
+# in the layout of textogram -a 0 -z 1000 -n 10 and the statistics of st.
+# usage: cover-results.sh RUNDIR
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 1 ] || die "usage: cover-results.sh RUNDIR"
+run=$(cd "$1" 2>/dev/null && pwd -P) || die "no results run at $1"
+[ "$(cat "$run/status" 2>/dev/null)" = complete ] ||
+	die "results run $run is not complete; run 'make qemu-test' first"
+
+# One directory per stage and plan: RUN/STAGE/PLAN/.
+mapfile -t dirs < <(find "$run" -mindepth 3 -maxdepth 3 -name provenance -printf '%h\n' | sort)
+[ ${#dirs[@]} -gt 0 ] || die "results run $run has no stage results"
+
+prov()
+{
+	sed -n "s/^$2=//p" "$1/provenance" | head -n1
+}
+
+order()
+{
+	local stage
+
+	for stage in $(stage_names); do
+		printf '%s\n' "${dirs[@]}" | grep "/$stage/[^/]*$" || true
+	done
+}
+
+# What a stage is, in the numbering of the mails: the packaged tree, the
+# LOCAL baseline, or the tree after patch k/m.
+declare -A label
+label[pristine]=packaged
+nlocal=$(local_patches | wc -l)
+total=$(($(series_patches | wc -l) - nlocal))
+i=0
+while read -r patch stage; do
+	i=$((i + 1))
+	if local_patches | grep -qxF "$patch"; then
+		label[$stage]=LOCAL
+	else
+		label[$stage]="$((i - nlocal))/$total"
+	fi
+done < <(series_patches)
+
+first=${dirs[0]}
+echo "Measured in QEMU ($(prov "$first" qemu | sed 's/ (Debian.*//'), accelerator"
+echo "$(prov "$first" accel), -smp $(prov "$first" smp), results run"
+echo "$(basename "$run"), series $(prov "$first" series_hash). Guest times under"
+echo "TCG follow the host's load; the decisions are what the tests assert."
+echo
+printf '  %-11s %-9s %-8s %4s %4s %4s  %s\n' stage tree plan pass fail skip "selftest figures"
+for d in $(order); do
+	stage=$(basename "$(dirname "$d")")
+	plan=$(basename "$d")
+	skip=$(grep -cE '^ok [0-9]+ # SKIP' "$d/ktap.log" || true)
+	fail=$(grep -cE '^not ok [0-9]+' "$d/ktap.log" || true)
+	pass=$(($(grep -cE '^ok [0-9]+' "$d/ktap.log" || true) - skip))
+	notes=$(sed -n 's/^# fast_path: \([0-9]* of [0-9]*\) wakeups stacked.*/fast_path stacked \1/p' \
+		"$d/ktap.log" | head -n1)
+	printf '  %-11s %-9s %-8s %4s %4s %4s  %s\n' "$stage" "${label[$stage]:-?}" "$plan" \
+		"$pass" "$fail" "$skip" "${notes:--}"
+done
+
+# wu_lat is the last column of an rt-app 1.0 log line.
+histogram()
+{
+	awk '
+		/^#/ { next }
+		{
+			v = $NF; n++; sum += v; sq += v * v
+			if (n == 1 || v < min) min = v
+			if (n == 1 || v > max) max = v
+			if (v >= 1000) over++
+			else bin[int(v / 100)]++
+		}
+		END {
+			if (!n) { print "    (no activations)"; exit }
+			top = over
+			for (i = 0; i < 10; i++) if (bin[i] > top) top = bin[i]
+			for (i = 0; i < 10; i++) {
+				c = bin[i] + 0
+				bar = ""
+				for (j = 0; j < int(50 * c / top); j++) bar = bar "#"
+				printf "  %5d - %-5d: %-50s %3d%% (%d)\n", i * 100, (i + 1) * 100,
+					bar, 100 * c / n, c
+			}
+			printf "  %13s: %d%% (%d)\n\n", ">1000 ", 100 * over / n, over
+			mean = sum / n
+			sd = n > 1 ? sqrt((sq - n * mean * mean) / (n - 1)) : 0
+			printf "    N       min     max     sum     mean    stddev\n"
+			printf "    %-7d %-7d %-7d %-7d %-7.3f %.3f\n", n, min, max, sum, mean, sd
+		}' "$@"
+}
+
+for d in $(order); do
+	mapfile -t logs < <(grep -l '^# Policy : SCHED_OTHER' "$d"/guest/rt-app/*.log 2>/dev/null || true)
+	[ ${#logs[@]} -gt 0 ] || continue
+	echo
+	echo "wu_lat (us) of the SCHED_OTHER rt-app tasks, stage $(basename "$(dirname "$d")"), plan $(basename "$d"):"
+	echo
+	histogram "${logs[@]}"
+done

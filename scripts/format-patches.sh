@@ -1,0 +1,93 @@
+#!/bin/bash
+# make patches: write the sendable part of the series (every patch but the
+# LOCAL ones) to build/outgoing/ with git format-patch, as [PATCH vN k/m]
+# mails after a cover letter that carries the measured results.
+# env: V (version, default 1), RUN (results run, default results/latest),
+#      OUTGOING (default build/outgoing)
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+version=${V:-1}
+run=${RUN:-$RESULTS/latest}
+out=${OUTGOING:-$BUILD/outgoing}
+tree=$(send_tree)
+cover=$PATCHES/cover-letter
+changes=$PATCHES/changes
+
+case $version in
+[1-9] | [1-9][0-9]) ;;
+*) die "V=$version: give the series version as a number, e.g. V=2" ;;
+esac
+[ -f "$cover" ] || die "no cover letter text at $cover"
+nlocal=$(local_patches | wc -l)
+nall=$(series_patches | wc -l)
+[ "$nall" -gt "$nlocal" ] || die "the series has nothing to send: every patch is LOCAL"
+# The sendable patches sit on top of the LOCAL ones; one between them
+# would be sent without what it depends on.
+if [ "$(series_patches | head -n "$nlocal" | awk '{ print $1 }')" != "$(local_patches)" ]; then
+	die "LOCAL patches must come first in $SERIES"
+fi
+
+# The changes since the previous version, from the "vN:" section.
+changelog()
+{
+	awk -v want="v$version:" '
+		/^#/ { next }
+		$0 == want { on = 1; next }
+		/^v[0-9]+:$/ { on = 0 }
+		on' "$changes" 2>/dev/null | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+}
+
+if [ "$version" -gt 1 ] && [ -z "$(changelog)" ]; then
+	die "V=$version needs a 'v$version:' section in $changes"
+fi
+"$TOP/scripts/deps.sh" send
+results=$("$TOP/scripts/cover-results.sh" "$run")
+
+"$TOP/scripts/prepare-send-tree.sh"
+base=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${nlocal}p")
+[ -n "$base" ] || base=$(git -C "$tree" rev-parse base)
+
+rm -rf "$out.tmp"
+git -C "$tree" -c core.abbrev=12 format-patch -q --cover-letter --base="$base" \
+	-v"$version" -o "$out.tmp" "$base..HEAD"
+letter=$(ls "$out.tmp"/*0000-cover-letter.patch)
+
+blurb=$out.tmp/blurb
+{
+	tail -n +3 "$cover"
+	echo
+	echo "$results"
+	echo
+	echo "Base: Debian's linux-source-6.1 (Linux 6.1.192) with a local patch"
+	echo "on top,"
+	echo
+	echo "  $(git -C "$tree" log -1 --format=%s "$base")"
+	echo
+	echo "which takes the tree back to its pre-v5.4 SCHED_IDLE CPU selection"
+	echo "so that the work can be re-applied step by step. base-commit below"
+	echo "is that local commit, not an upstream one: merging this needs a"
+	echo "rebase onto tip/sched/core first."
+	if [ "$version" -gt 1 ]; then
+		echo
+		echo "Changes in v$version:"
+		changelog
+	fi
+} >"$blurb"
+subject=$(head -n1 "$cover")
+# Fill git's placeholders; everything else, shortlog and diffstat
+# included, stays as format-patch wrote it.
+awk -v subject="$subject" -v blurb="$blurb" '
+	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
+	/^\*\*\* BLURB HERE \*\*\*$/ {
+		while ((getline line < blurb) > 0)
+			print line
+		next
+	}
+	{ print }' "$letter" >"$letter.new"
+mv "$letter.new" "$letter"
+rm "$blurb"
+
+rm -rf "$out"
+mv "$out.tmp" "$out"
+info "patches: $(find "$out" -name '*.patch' | wc -l) mails for v$version in $out (base $(git -C "$tree" rev-parse --short=12 "$base"))"

@@ -1,0 +1,132 @@
+#!/bin/bash
+# The send path end to end, with real parts: make patches, then git
+# send-email through a real SMTP server (aiosmtpd's Mailbox handler) on
+# loopback; the mails are numbered, threaded to the cover letter and
+# addressed to get_maintainer's scheduler people; git am of the received
+# mails onto the LOCAL baseline rebuilds the quilt-applied series exactly.
+. "$(dirname "$0")/lib.sh"
+t_plan 16
+tmp=$(mktemp -d)
+server=""
+cleanup()
+{
+	[ -z "$server" ] || kill "$server" 2>/dev/null
+	[ -z "$server" ] || wait "$server" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+"$TOP/scripts/deps.sh" check >/dev/null || { echo "Bail out! missing packages"; exit 1; }
+[ "$(cat "$RESULTS/latest/status" 2>/dev/null)" = complete ] ||
+	{ echo "Bail out! no complete results/latest; run make qemu-test"; exit 1; }
+
+out=$(cd "$TOP" && make -s send-email 2>&1)
+t_ok $(($? == 0)) "make send-email without TO refuses"
+t_like "$out" "^error: send-email: no TO" "with a one-line cause"
+
+# A real SMTP server on a free loopback port, storing into a Maildir.
+# Debian's interpreter, which has Debian's aiosmtpd, whatever is first
+# in PATH.
+py=/usr/bin/python3
+port=$($py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$py -m aiosmtpd -n -l "127.0.0.1:$port" -c aiosmtpd.handlers.Mailbox "$tmp/maildir" \
+	>"$tmp/smtpd.log" 2>&1 &
+server=$!
+up=""
+for _ in $(seq 100); do
+	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && { up=1; break; }
+	sleep 0.1
+done
+[ -n "$up" ] || { echo "Bail out! the SMTP server did not start: $(tail -n1 "$tmp/smtpd.log")"; exit 1; }
+
+# One line per received mail: number, subject, ids, envelope recipients.
+mails()
+{
+	$py - "$tmp/maildir" <<'EOF'
+import mailbox, re, sys
+rows = []
+for msg in mailbox.Maildir(sys.argv[1], create=False):
+    subject = " ".join(str(msg["Subject"]).split())
+    m = re.match(r"\[PATCH v\d+ (\d+)/(\d+)\]", subject)
+    n = int(m.group(1)) if m else -1
+    rows.append((n, subject, msg["Message-ID"], msg["In-Reply-To"] or "-",
+                 " ".join((msg["References"] or "-").split()),
+                 msg["X-RcptTo"] or "-"))
+for row in sorted(rows):
+    print("\t".join(str(f) for f in row))
+EOF
+}
+
+send()
+{
+	env TO=maintainer-test@example.org CC=cc-test@example.org \
+		FROM="Test Sender <sender@example.org>" SMTP_SERVER=127.0.0.1 SMTP_PORT="$port" \
+		"$@" "$TOP/scripts/send-email.sh" >"$tmp/send.log" 2>&1
+}
+
+send DRY_RUN=1
+t_ok $? "DRY_RUN=1 runs"
+t_like "$(cat "$tmp/send.log")" "^Dry-OK" "and prints what would go where"
+t_is "$(mails 2>/dev/null | wc -l)" 0 "and sends nothing"
+
+send
+rc=$?
+t_ok "$rc" "git send-email through the loopback server"
+[ "$rc" = 0 ] || t_diag "$(tail -n 5 "$tmp/send.log")"
+mails >"$tmp/mails" 2>"$tmp/mails.err" || t_diag "$(cat "$tmp/mails.err")"
+n=$(($(series_patches | wc -l) - $(local_patches | wc -l)))
+t_is "$(wc -l <"$tmp/mails")" $((n + 1)) "one mail per sendable patch plus the cover letter"
+t_is "$(cut -f1 "$tmp/mails" | tr '\n' ' ')" "$(seq -s ' ' 0 "$n") " "numbered 0/$n to $n/$n"
+t_like "$(head -n1 "$tmp/mails" | cut -f2)" "^\[PATCH v1 0/$n\] " "the first is the cover letter"
+
+cover=$(head -n1 "$tmp/mails" | cut -f3)
+unthreaded=$(tail -n +2 "$tmp/mails" | awk -F'\t' -v c="$cover" '$4 != c || index($5, c) == 0 { print $1 }')
+[ "$(wc -l <"$tmp/mails")" -gt 1 ] || unthreaded="no replies at all"
+t_is "${unthreaded:-none}" none "every patch replies to the cover letter (In-Reply-To, References)"
+
+missing=""
+for addr in maintainer-test@example.org cc-test@example.org mingo@redhat.com \
+	peterz@infradead.org vincent.guittot@linaro.org linux-kernel@vger.kernel.org; do
+	awk -F'\t' -v a="$addr" 'index($6, a) == 0 { bad = 1 } END { exit bad }' "$tmp/mails" ||
+		missing="$missing $addr"
+done
+t_is "${missing:-none}" none "TO, CC, the scheduler maintainers and LKML receive every mail"
+
+# A second version needs its changelog, and carries it in the cover letter.
+cp -r "$PATCHES" "$tmp/patches"
+out=$(V=2 PATCHES=$tmp/patches OUTGOING=$tmp/v2 "$TOP/scripts/format-patches.sh" 2>&1)
+t_like "$out" "^error: V=2 needs a 'v2:' section in " "V=2 without a changelog refuses"
+printf 'v2:\n- Reworded 2/%d (test entry).\n' "$n" >>"$tmp/patches/changes"
+V=2 PATCHES=$tmp/patches OUTGOING=$tmp/v2 "$TOP/scripts/format-patches.sh" >/dev/null 2>&1
+letter=$(cat "$tmp"/v2/v2-0000-cover-letter.patch 2>/dev/null)
+t_like "$letter" "^Subject: \[PATCH v2 0/$n\] " "V=2 gives [PATCH v2 k/m]"
+t_like "$(echo "$letter" | grep -A1 '^Changes in v2:')" "^- Reworded 2/$n \(test entry\)" \
+	"and the cover letter lists the changes"
+
+# git am onto a fresh tree at the LOCAL baseline, then compare with the
+# quilt-applied full series.
+grep -E '^[ \t]*#' "$SERIES" >"$tmp/series.local"
+while read -r patch; do
+	grep -E "^$patch" "$SERIES" >>"$tmp/series.local"
+done < <(local_patches)
+TREE=$tmp/am SERIES=$tmp/series.local "$TOP/scripts/make-tree.sh" >/dev/null 2>&1
+$py - "$tmp/maildir" "$tmp/mbox" <<'EOF'
+import mailbox, re, sys
+msgs = []
+for msg in mailbox.Maildir(sys.argv[1], create=False):
+    m = re.match(r"\[PATCH v\d+ (\d+)/", " ".join(str(msg["Subject"]).split()))
+    if m and int(m.group(1)) > 0:
+        msgs.append((int(m.group(1)), msg))
+box = mailbox.mbox(sys.argv[2])
+for _, msg in sorted(msgs, key=lambda x: x[0]):
+    box.add(msg)
+box.close()
+EOF
+out=$(git -C "$tmp/am" am "$tmp/mbox" 2>&1)
+t_ok $? "git am applies the received mails to the LOCAL baseline"
+[ -z "$(git -C "$tmp/am" status --porcelain 2>/dev/null)" ] || t_diag "$out"
+"$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
+"$TOP/scripts/apply-stage.sh" "$(stage_names | tail -n1)" >/dev/null 2>&1
+differ=$(for d in kernel include tools; do
+	diff -rq "$KDIR/$d" "$tmp/am/$d"
+done 2>&1 | head -n 5)
+t_is "${differ:-none}" none "kernel/, include/ and tools/ equal the quilt-applied series"
