@@ -14,6 +14,7 @@ host_bins="/usr/bin/rt-app /usr/bin/chrt /usr/bin/taskset ${EXTRA_BINS:-}"
 selftest=$BUILD/selftest/sched/sched_idle_test
 [ ! -x "$selftest" ] || host_bins="$host_bins $selftest"
 
+"$TOP/scripts/check-workloads.sh" "$TOP"/initramfs/workloads/*.json
 [ -f "$KDIR/usr/gen_init_cpio.c" ] || die "no usr/gen_init_cpio.c in KDIR=$KDIR"
 mkdir -p "$BUILD/tools"
 if [ ! -x "$tool" ] || [ "$KDIR/usr/gen_init_cpio.c" -nt "$tool" ]; then

@@ -34,6 +34,8 @@ run=$(date -u +%Y%m%d-%H%M%S)-$$
 rundir=$RESULTS/$run
 mkdir -p "$rundir"
 echo running >"$rundir/status"
+# A run that stops early says so; only a complete one becomes latest.
+trap '[ "$(cat "$rundir/status" 2>/dev/null)" = complete ] || echo failed >"$rundir/status"' EXIT
 summary=$rundir/summary.txt
 printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
 worst=0

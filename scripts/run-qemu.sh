@@ -2,7 +2,8 @@
 # Boot one kernel with the test initramfs, run one plan, and judge the run.
 # usage: run-qemu.sh BZIMAGE PLAN OUTDIR
 # env:   SMP (default 4, or a full -smp string), TIMEOUT (s), STAGE, ACCEL,
-#        MEM, APPEND (extra kernel command line)
+#        MEM, APPEND (extra kernel command line), RESULTS_RO=1 (export the
+#        results folder read-only, to exercise the guest's write-failure path)
 #
 # Exit codes, so that callers can tell failures apart (after virtme-ng):
 #   0 all subtests passed        1 a subtest failed
@@ -92,7 +93,7 @@ timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-nodefaults -display none -no-reboot -nic none \
 	-serial "file:$console" \
-	-virtfs "local,path=$outdir/guest,mount_tag=results,security_model=none,id=results" \
+	-virtfs "local,path=$outdir/guest,mount_tag=results,security_model=none,id=results${RESULTS_RO:+,readonly=on}" \
 	>"$outdir/qemu.log" 2>&1
 qrc=$?
 set -e
@@ -107,11 +108,17 @@ report()
 	exit "$1"
 }
 
-if [ -f "$console" ] && grep -qE "$splat_re" "$console"; then
-	line=$(grep -m1 -nE "$splat_re" "$console" | cut -d: -f1)
-	sed -n "$((line > 3 ? line - 3 : 1)),$((line + 12))p" "$console" >"$outdir/splat.txt"
+# The serial console ends lines with \r\n; messages quote it without \r.
+text=$(mktemp)
+trap 'rm -f "$text"' EXIT
+if [ -f "$console" ]; then
+	tr -d '\r' <"$console" >"$text"
+fi
+if grep -qE "$splat_re" "$text"; then
+	line=$(grep -m1 -nE "$splat_re" "$text" | cut -d: -f1)
+	sed -n "$((line > 3 ? line - 3 : 1)),$((line + 12))p" "$text" >"$outdir/splat.txt"
 	sed 's/^/  | /' "$outdir/splat.txt" >&2
-	report 2 "kernel failure on stage $stage (plan $plan): $(grep -m1 -E "$splat_re" "$console"); console: $console"
+	report 2 "kernel failure on stage $stage (plan $plan): $(grep -m1 -E "$splat_re" "$text"); console: $console"
 fi
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	report 3 "timeout: stage $stage (plan $plan) did not power off within ${timeout}s; console: $console"
@@ -119,12 +126,12 @@ fi
 if [ "$qrc" != 0 ]; then
 	report 4 "infrastructure: QEMU exited $qrc on stage $stage: $(tail -n1 "$outdir/qemu.log")"
 fi
-if grep -q '^sched-idle: infra: ' "$console"; then
-	report 4 "infrastructure: $(grep -m1 '^sched-idle: infra: ' "$console" | cut -d' ' -f3-) (stage $stage)"
+if grep -q '^sched-idle: infra: ' "$text"; then
+	report 4 "infrastructure: $(grep -m1 '^sched-idle: infra: ' "$text" | cut -d' ' -f3-) (stage $stage)"
 fi
 # Only the plan's own KTAP counts, without the kernel's lines around it.
 # kselftests print "TAP version 13", the KTAP header's predecessor.
-tr -d '\r' <"$console" | sed -n -E '/^(KTAP version 1|TAP version 13)$/,/^sched-idle: plan /p' |
+sed -n -E '/^(KTAP version 1|TAP version 13)$/,/^sched-idle: plan /p' "$text" |
 	grep -E '^(K?TAP version|[0-9]+\.\.[0-9]+|(not )?ok [0-9]+|#)' >"$outdir/ktap.log" || true
 if ! grep -qE '^(KTAP version 1|TAP version 13)$' "$outdir/ktap.log"; then
 	report 4 "infrastructure: no KTAP output from plan $plan on stage $stage; console: $console"

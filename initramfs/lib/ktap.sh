@@ -79,3 +79,20 @@ check_policy()
 	done
 	[ "$_seen" -gt 0 ] || { echo "no threads for pid $_pid"; return 1; }
 }
+
+# rt-app's own complaint from its output in $1, after what happened to it
+# ($2, e.g. "exited 2"): its first <error> or <crit> line, or its last.
+rtapp_error()
+{
+	_msg=$(grep -m1 -E '<(error|crit)>' "$1" 2>/dev/null || tail -n1 "$1" 2>/dev/null)
+	echo "rt-app $2: ${_msg:-no output}"
+}
+
+# Run rt-app on workload $1, output in $2; on failure say why, in its words.
+run_rtapp()
+{
+	rt-app "$1" >"$2" 2>&1 || {
+		rtapp_error "$2" "exited $?"
+		return 1
+	}
+}

@@ -59,17 +59,14 @@ start_idle_hog()
 
 check_idle_policy()
 {
-	kill -0 "$IDLE_PID" 2>/dev/null || { cat /tmp/idle.out; return 1; }
+	kill -0 "$IDLE_PID" 2>/dev/null || { rtapp_error /tmp/idle.out "is gone"; return 1; }
 	check_policy "$IDLE_PID" "$SCHED_IDLE" || return 1
 	echo "all threads of rt-app $IDLE_PID run SCHED_IDLE"
 }
 
 check_periodic()
 {
-	rt-app /workloads/smoke-periodic.json >/tmp/periodic.out 2>&1 || {
-		tail -n 3 /tmp/periodic.out
-		return 1
-	}
+	run_rtapp /workloads/smoke-periodic.json /tmp/periodic.out || return 1
 	_n=$(log_lines "$LOGDIR"/smoke-periodic-*.log)
 	echo "periodic task logged $_n activations"
 	[ "$_n" -gt 0 ]
@@ -78,7 +75,7 @@ check_periodic()
 # ktap_check runs checks in a subshell, which cannot wait for our child.
 check_idle_done()
 {
-	[ "$IDLE_RC" = 0 ] || { tail -n 3 /tmp/idle.out; return 1; }
+	[ "$IDLE_RC" = 0 ] || { rtapp_error /tmp/idle.out "exited $IDLE_RC"; return 1; }
 	_n=$(log_lines "$LOGDIR"/smoke-idle-*.log)
 	echo "idle task logged $_n activations"
 	[ "$_n" -gt 0 ]
