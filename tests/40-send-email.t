@@ -102,13 +102,13 @@ t_like "$letter" "^Subject: \[PATCH v2 0/$n\] " "V=2 gives [PATCH v2 k/m]"
 t_like "$(echo "$letter" | grep -A1 '^Changes in v2:')" "^- Reworded 2/$n \(test entry\)" \
 	"and the cover letter lists the changes"
 
-# git am onto a fresh tree at the LOCAL baseline, then compare with the
-# quilt-applied full series.
-grep -E '^[ \t]*#' "$SERIES" >"$tmp/series.local"
-while read -r patch; do
-	grep -E "^$patch" "$SERIES" >>"$tmp/series.local"
-done < <(local_patches)
-TREE=$tmp/am SERIES=$tmp/series.local "$TOP/scripts/make-tree.sh" >/dev/null 2>&1
+# git am onto a fresh checkout of the LOCAL baseline, then compare with
+# the quilt-applied full series.
+local_commit=$(git -C "$(send_tree)" rev-list --reverse base..HEAD | sed -n "$(local_patches | wc -l)p")
+git clone -q --shared --no-checkout "$(send_tree)" "$tmp/am" &&
+	git -C "$tmp/am" checkout -q "$local_commit" &&
+	git -C "$tmp/am" config user.name "sched-idle test" &&
+	git -C "$tmp/am" config user.email "test@example.invalid"
 $py - "$tmp/maildir" "$tmp/mbox" <<'EOF'
 import mailbox, re, sys
 msgs = []
