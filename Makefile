@@ -1,14 +1,17 @@
 # Entry points only; each target runs one script from scripts/.
 # Variables: KDIR=, SMP=, STAGE=, PLAN=, TIMEOUT=, V=, RUN=, TO=, CC=,
-# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN= (see README.md).
+# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN=, DURATION=, PANIC_ON_WARN=
+# (see README.md).
 SHELL := /bin/bash
-export KDIR SMP STAGE PLAN TIMEOUT V RUN TO CC FROM SMTP_SERVER SMTP_PORT DRY_RUN
+export KDIR SMP STAGE PLAN TIMEOUT V RUN TO CC FROM SMTP_SERVER SMTP_PORT DRY_RUN \
+	DURATION PANIC_ON_WARN
 
-.PHONY: help qemu-test check shell tree refresh patches send-email clean
+.PHONY: help qemu-test check stress shell tree refresh patches send-email clean
 
 help:
 	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke)"
 	@echo "make check       install test deps and run the test suite (prove)"
+	@echo "make stress      debug kernels, stress plan for DURATION s per stage"
 	@echo "make shell       interactive guest on STAGE (default pristine)"
 	@echo "make tree        git tree of the series in build/tree"
 	@echo "make refresh     write build/tree's commits back into patches/"
@@ -20,6 +23,9 @@ qemu-test:
 
 check:
 	@scripts/check.sh
+
+stress:
+	@scripts/stress.sh
 
 shell:
 	@scripts/shell.sh

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The main job: prepare the tree, build every stage's kernel, boot each in
 # QEMU and run a plan on it, then print a per-stage summary.
-# env: STAGE (one stage; default all), PLAN (default smoke), SMP, KDIR,
-#      TIMEOUT, FLAVOUR (default smp)
+# env: STAGE (stages, space-separated; default all), PLAN (default smoke), SMP, KDIR,
+#      TIMEOUT, FLAVOUR (default smp), RUN_ID (name of the results run)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +11,9 @@ flavour=${FLAVOUR:-smp}
 take_lock
 
 if [ -n "${STAGE:-}" ]; then
-	stage_patch "$STAGE" >/dev/null
+	for stage in $STAGE; do
+		stage_patch "$stage" >/dev/null
+	done
 	stages=$STAGE
 else
 	stages=$(stage_names)
@@ -30,7 +32,7 @@ next "checking packages"
 next "preparing the kernel tree"
 "$TOP/scripts/prepare-tree.sh"
 
-run=$(date -u +%Y%m%d-%H%M%S)-$$
+run=${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)-$$}
 rundir=$RESULTS/$run
 mkdir -p "$rundir"
 echo running >"$rundir/status"
