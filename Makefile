@@ -3,7 +3,7 @@
 # FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN=, DURATION=, PANIC_ON_WARN=
 # (see README.md).
 SHELL := /bin/bash
-export KDIR SMP STAGE PLAN TIMEOUT V RUN TO CC FROM SMTP_SERVER SMTP_PORT DRY_RUN \
+export KDIR SMP STAGE PLAN TIMEOUT V RUN TO FROM SMTP_SERVER SMTP_PORT DRY_RUN \
 	DURATION PANIC_ON_WARN
 
 .PHONY: help qemu-test check stress shell tree refresh patches send-email clean
@@ -39,8 +39,10 @@ refresh:
 patches:
 	@scripts/format-patches.sh
 
+# CC is also make's C compiler, cc by default: only a CC= given on the
+# command line is a mail recipient.
 send-email:
-	@scripts/send-email.sh
+	@MAIL_CC='$(if $(filter command line,$(origin CC)),$(CC))' scripts/send-email.sh
 
 clean:
 	rm -rf build/obj build/kernels build/initramfs.* build/logs

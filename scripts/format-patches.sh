@@ -2,13 +2,14 @@
 # make patches: write the sendable part of the series (every patch but the
 # LOCAL ones) to build/outgoing/ with git format-patch, as [PATCH vN k/m]
 # mails after a cover letter that carries the measured results.
-# env: V (version, default 1), RUN (results run, default results/latest),
+# env: V (version, default 1), RUN (results run, default the newest
+#      complete run of the selftest plan),
 #      OUTGOING (default build/outgoing)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 version=${V:-1}
-run=${RUN:-$RESULTS/latest}
+run=${RUN:-}
 out=${OUTGOING:-$BUILD/outgoing}
 tree=$(send_tree)
 cover=$PATCHES/cover-letter
@@ -42,11 +43,30 @@ if [ "$version" -gt 1 ] && [ -z "$(changelog)" ]; then
 	die "V=$version needs a 'v$version:' section in $changes"
 fi
 "$TOP/scripts/deps.sh" send
+# The newest complete selftest run, not whatever ran last (a stress run,
+# say): the cover letter's table is the selftest's.
+newest_selftest_run()
+{
+	local d
+
+	for d in $(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | sort -r); do
+		[ "$(cat "$RESULTS/$d/status" 2>/dev/null)" = complete ] || continue
+		compgen -G "$RESULTS/$d/*/selftest/ktap.log" >/dev/null || continue
+		echo "$RESULTS/$d"
+		return
+	done
+}
+[ -n "$run" ] || run=$(newest_selftest_run)
+[ -n "$run" ] || die "no complete selftest run in $RESULTS; run 'make qemu-test PLAN=selftest' or give RUN="
 results=$("$TOP/scripts/cover-results.sh" "$run")
 
 "$TOP/scripts/prepare-send-tree.sh"
-base=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${nlocal}p")
-[ -n "$base" ] || base=$(git -C "$tree" rev-parse base)
+# The sendable patches start after the last LOCAL one, or at the tree.
+if [ "$nlocal" -gt 0 ]; then
+	base=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${nlocal}p")
+else
+	base=$(git -C "$tree" rev-parse base)
+fi
 
 rm -rf "$out.tmp"
 git -C "$tree" -c core.abbrev=12 format-patch -q --cover-letter --base="$base" \
@@ -77,8 +97,11 @@ blurb=$out.tmp/blurb
 subject=$(head -n1 "$cover")
 # Fill git's placeholders; everything else, shortlog and diffstat
 # included, stays as format-patch wrote it.
-awk -v subject="$subject" -v blurb="$blurb" '
-	/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subject) }
+# index/substr and ENVIRON, not sub() and -v: a subject may hold "&" or "\\".
+SUBJECT=$subject awk -v blurb="$blurb" '
+	(i = index($0, "*** SUBJECT HERE ***")) {
+		$0 = substr($0, 1, i - 1) ENVIRON["SUBJECT"] substr($0, i + 20)
+	}
 	/^\*\*\* BLURB HERE \*\*\*$/ {
 		while ((getline line < blurb) > 0)
 			print line

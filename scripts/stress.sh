@@ -10,8 +10,9 @@ duration=${DURATION:-300}
 case $duration in
 "" | *[!0-9]*) die "DURATION=$duration: give seconds, e.g. DURATION=60" ;;
 esac
-export FLAVOUR=debug PLAN=stress
-export APPEND="${APPEND:-} sched_idle.duration=$duration${PANIC_ON_WARN:+ panic_on_warn=1}"
+append="${APPEND:-} sched_idle.duration=$duration"
+[ "${PANIC_ON_WARN:-0}" != 1 ] || append="$append panic_on_warn=1"
+export FLAVOUR=debug PLAN=stress APPEND=$append
 # Boot, lockdep's start-up and the drain after the run, on a busy host.
 export TIMEOUT=${TIMEOUT:-$((duration + 300))}
 
@@ -19,10 +20,13 @@ run_id=$(date -u +%Y%m%d-%H%M%S)-stress-$$
 rc=0
 RUN_ID=$run_id "$TOP/scripts/qemu-test.sh" || rc=$?
 run=$RESULTS/$run_id
-for log in "$run"/*/stress/ktap.log; do
-	[ -f "$log" ] || continue
-	stage=$(basename "$(dirname "$(dirname "$log")")")
-	figures=$(sed -n 's/^# stress: duration=/duration=/p' "$log")
-	info "stress $stage: ${figures:-no figures}; $(cat "$(dirname "$log")/verdict" 2>/dev/null)"
+# Every stage that was booted, also those that crashed or hung before
+# their KTAP was complete.
+for dir in "$run"/*/stress; do
+	[ -d "$dir" ] || continue
+	stage=$(basename "$(dirname "$dir")")
+	figures=$(sed -n 's/^# stress: duration=/duration=/p' "$dir/ktap.log" 2>/dev/null)
+	info "stress $stage: ${figures:-no figures}; $(cat "$dir/verdict" 2>/dev/null || echo "no verdict")"
 done
+info "stress: results in $run"
 exit "$rc"

@@ -77,7 +77,11 @@ mkdir -p "$tmp/build"
 # The holder becomes sleep itself, so killing it releases the lock.
 (exec 8>"$tmp/build/.lock" && flock 8 && exec sleep 60) >/dev/null 2>&1 &
 holder=$!
-sleep 1
+# Until the holder has the lock.
+for _ in $(seq 100); do
+	flock -n "$tmp/build/.lock" true 2>/dev/null || break
+	sleep 0.1
+done
 out=$(env -u SCHED_IDLE_LOCKED BUILD="$tmp/build" RESULTS="$tmp/results" \
 	"$TOP/scripts/qemu-test.sh" 2>&1)
 t_like "$out" "^error: another run holds $tmp/build/\.lock; wait for it or set LOCK_WAIT=1$" \

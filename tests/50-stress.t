@@ -9,18 +9,20 @@ duration=${STRESS_DURATION:-60}
 # selftest.
 mapfile -t stages < <(series_patches | grep -vF -f <(local_patches) |
 	awk '$2 != "selftest" { print $2 }')
-t_plan $((4 * ${#stages[@]}))
+t_plan $((5 * ${#stages[@]}))
 
 out=$(DURATION=$duration STAGE="${stages[*]}" "$TOP/scripts/stress.sh" 2>&1)
 rc=$?
+run=$(echo "$out" | sed -n 's/^stress: results in //p')
 [ "$rc" = 0 ] || t_diag "$(echo "$out" | grep -E '^error:|^  \| ' | head -n 20)"
 for stage in "${stages[@]}"; do
 	line=$(echo "$out" | grep "^stress $stage: ")
 	t_like "$line" "; pass: " "stage $stage: no splat, every check of the stress plan passes"
 	t_like "$line" "policy_flips=[1-9][0-9]* cgroup_toggles=[1-9][0-9]* hotplug_cycles=[1-9][0-9]* forks=[1-9]" \
 		"stage $stage: every loop did work ($(echo "$line" | sed 's/^[^:]*: //; s/;.*//'))"
-	ktap=$(cat "$RESULTS/latest/$stage/stress/ktap.log" 2>/dev/null)
+	ktap=$(cat "$run/$stage/stress/ktap.log" 2>/dev/null)
 	t_like "$ktap" "^ok [0-9]+ lockdep$" "stage $stage: the kernel runs lockdep"
+	t_like "$ktap" "^ok [0-9]+ lockdep_after$" "stage $stage: and lockdep is still on after the mix"
 	t_like "$ktap" "^ok [0-9]+ idle_h_nr_running_drained$" \
 		"stage $stage: idle_h_nr_running back to 0 on every CPU"
 done

@@ -152,19 +152,44 @@ check_rtapp()
 	[ "$_n" -gt 0 ]
 }
 
-# The point of the debug kernel: lockdep must be watching.
+# The point of the debug kernel: lockdep must be watching, before the
+# mix and still after it (it switches itself off once it has reported).
 check_lockdep()
 {
 	[ -r /proc/lockdep_stats ] || { echo "not a lockdep kernel"; return 4; }
-	grep -m1 'lock-classes' /proc/lockdep_stats
+	_on=$(awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats)
+	echo "debug_locks=$_on"
+	[ "$_on" = 1 ]
 }
 
+# chrt sets the policy after the fork, so give each hog a moment.
 check_idle_hogs()
 {
 	for _p in $IDLE_HOGS; do
-		check_policy "$_p" "$SCHED_IDLE" || return 1
+		_i=0
+		until check_policy "$_p" "$SCHED_IDLE" >/dev/null; do
+			_i=$((_i + 1))
+			[ "$_i" -lt 100 ] || { check_policy "$_p" "$SCHED_IDLE"; return 1; }
+			sleep 0.1
+		done
 	done
 	echo "$(echo "$IDLE_HOGS" | wc -w) SCHED_IDLE hogs"
+}
+
+# The counter counts the hogs at all, so that draining to 0 means something.
+check_counted()
+{
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		_c=$(idle_counts)
+		[ -n "$_c" ] || { echo "the kernel does not print idle_h_nr_running"; return 4; }
+		_sum=$(echo "$_c" | tr ' ' '\n' | awk -F= '{ s += $2 } END { print s + 0 }')
+		[ "$_sum" -lt "$NCPU" ] || { echo "$_c"; return 0; }
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "only $_sum of $NCPU SCHED_IDLE hogs counted: $_c"
+	return 1
 }
 
 check_all_online()
@@ -177,7 +202,7 @@ check_responsive()
 	[ "$(timeout 10 sh -c 'echo alive')" = alive ]
 }
 
-ktap_begin 10
+ktap_begin 12
 echo "# stress: $DURATION s on $NCPU CPUs"
 ktap_check lockdep check_lockdep
 mkdir -p "$CG"
@@ -190,6 +215,7 @@ while [ "$_i" -lt "$NCPU" ]; do
 	_i=$((_i + 1))
 done
 ktap_check idle_hogs check_idle_hogs
+ktap_check idle_h_nr_running_counts check_counted
 # Flipped while running, and while sleeping.
 sleep $((DURATION + 600)) >/dev/null 2>&1 &
 SLEEPER=$!
@@ -224,6 +250,7 @@ ktap_check cgroup_toggles check_ops cgroup_toggles
 ktap_check hotplug check_ops hotplug_cycles
 ktap_check fork_bursts check_ops forks
 ktap_check idle_h_nr_running_drained check_drained
+ktap_check lockdep_after check_lockdep
 ktap_check responsive check_responsive
 echo "# stress: duration=$DURATION policy_flips=$(ops_of policy_flips) cgroup_toggles=$(ops_of cgroup_toggles) hotplug_cycles=$(ops_of hotplug_cycles) forks=$(ops_of forks)"
 rmdir "$CG" 2>/dev/null
