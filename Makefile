@@ -1,15 +1,18 @@
 # Entry points only; each target runs one script from scripts/.
 # Variables: KDIR=, SMP=, STAGE=, PLAN=, TIMEOUT=, V=, RUN=, TO=, CC=,
-# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN=, DURATION=, PANIC_ON_WARN=
-# (see README.md).
+# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN=, DURATION=, PANIC_ON_WARN=,
+# MEASURE=, MEASURE_STAGES=, REPEAT=, MEASURE_DURATION=, WORKLOADS=,
+# POLICIES= (see README.md).
 SHELL := /bin/bash
 export KDIR SMP STAGE PLAN TIMEOUT V RUN TO FROM SMTP_SERVER SMTP_PORT DRY_RUN \
-	DURATION PANIC_ON_WARN
+	DURATION PANIC_ON_WARN MEASURE MEASURE_STAGES REPEAT MEASURE_DURATION \
+	WORKLOADS POLICIES
 
 .PHONY: help qemu-test check stress shell tree refresh patches send-email clean
 
 help:
-	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke)"
+	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke),"
+	@echo "                 then measure baseline against the series (report.md)"
 	@echo "make check       install test deps and run the test suite (prove)"
 	@echo "make stress      debug kernels, stress plan for DURATION s per stage"
 	@echo "make shell       interactive guest on STAGE (default pristine)"

@@ -11,6 +11,12 @@ SERIES=${SERIES:-$TOP/series}
 PATCHES=${PATCHES:-$TOP/patches}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
+# Kernel command line for plans that trace (measure, fixtures): the sched
+# events on from boot, so that no tracepoint is patched in at run time
+# (initramfs/lib/workload.sh says why), with 4 MB of buffer per CPU.
+# shellcheck disable=SC2034 # used by the scripts that source this
+TRACE_CMDLINE="trace_event=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task trace_buf_size=4M"
+
 export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES QUILT_PC=.pc
 
 error()

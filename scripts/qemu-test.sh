@@ -2,7 +2,9 @@
 # The main job: prepare the tree, build every stage's kernel, boot each in
 # QEMU and run a plan on it, then print a per-stage summary.
 # env: STAGE (stages, space-separated; default all), PLAN (default smoke), SMP, KDIR,
-#      TIMEOUT, FLAVOUR (default smp), RUN_ID (name of the results run)
+#      TIMEOUT, FLAVOUR (default smp), RUN_ID (name of the results run),
+#      MEASURE=0 to skip the measurement (scripts/measure.sh: MEASURE_STAGES,
+#      REPEAT, MEASURE_DURATION, WORKLOADS, POLICIES)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,7 +21,17 @@ else
 	stages=$(stage_names)
 fi
 nstages=$(echo "$stages" | wc -w)
-total=$((4 + 2 * nstages))
+# The measurement compares the baseline with the reproduced stages, so
+# it needs at least two of them among the stages built here. It belongs
+# to the main job: another PLAN is a run of that plan only.
+measure_stages=""
+if [ "${MEASURE:-1}" != 0 ] && [ "$plan" = smoke ]; then
+	for s in ${MEASURE_STAGES:-baseline consistent balance}; do
+		! echo "$stages" | tr ' ' '\n' | grep -qx "$s" || measure_stages="$measure_stages $s"
+	done
+	[ "$(echo "$measure_stages" | wc -w)" -ge 2 ] || measure_stages=""
+fi
+total=$((4 + 2 * nstages + (${#measure_stages} > 0)))
 n=0
 next()
 {
@@ -77,10 +89,22 @@ for stage in $stages; do
 	[ "$worst" != 0 ] || worst=$rc
 done
 
+if [ -n "$measure_stages" ]; then
+	next "measuring:$measure_stages"
+	rc=0
+	MEASURE_STAGES=${measure_stages# } FLAVOUR=$flavour "$TOP/scripts/measure.sh" "$rundir" || rc=$?
+	[ "$worst" != 0 ] || worst=$rc
+fi
+
 # Only a run that reached every stage becomes results/latest.
 echo complete >"$rundir/status"
 ln -sfn "$run" "$RESULTS/latest"
 info ""
 cat "$summary" >&2
+if [ -f "$rundir/main-table.md" ]; then
+	info ""
+	cat "$rundir/main-table.md" >&2
+	info "report: $rundir/report.md"
+fi
 info "results: $rundir"
 exit "$worst"

@@ -96,3 +96,9 @@ run_rtapp()
 		return 1
 	}
 }
+
+# The value of sched_idle.$1= on the kernel command line, if any.
+cmdline_arg()
+{
+	sed -n "s/.*sched_idle\.$1=\([^ ]*\).*/\1/p" /proc/cmdline
+}

@@ -11,7 +11,7 @@
 . /lib/ktap.sh
 
 SCHED_IDLE=5
-DURATION=$(sed -n 's/.*sched_idle\.duration=\([0-9]*\).*/\1/p' /proc/cmdline)
+DURATION=$(cmdline_arg duration)
 DURATION=${DURATION:-60}
 NCPU=$(nproc)
 CG=/sys/fs/cgroup/sched_idle_stress

@@ -1,0 +1,156 @@
+# shellcheck shell=sh
+# Measurement plan (make qemu-test): the seed's rt-app workloads, scaled
+# to this guest's CPU count, under each scan policy in turn. Each run
+# leaves a trace.dat (trace-cmd), the rt-app logs and the tid-to-policy
+# map the host's analyser needs under $RESULTS_DIR/POLICY/WORKLOAD/.
+# Nothing here judges latency: a subtest fails only when a workload did
+# not run as specified (rt-app failed, a SCHED_IDLE thread had another
+# policy, no trace).
+# shellcheck source=initramfs/lib/ktap.sh
+. /lib/ktap.sh
+# shellcheck source=initramfs/lib/workload.sh
+. /lib/workload.sh
+
+SCHED_IDLE=5
+SCHED_OTHER=0
+FEATURES=/sys/kernel/debug/sched/features
+DURATION=$(cmdline_arg duration)
+DURATION=${DURATION:-4}
+POLICIES=$(cmdline_arg policies | tr ',' ' ')
+POLICIES=${POLICIES:-defaults v5.4-scan}
+WORKLOADS=$(cmdline_arg workloads | tr ',' ' ')
+WORKLOADS=${WORKLOADS:-t1 t2 p1 p2 p3}
+NCPU=$(nproc)
+ALL_CPUS="[$(seq -s , 0 $((NCPU - 1)))]"
+# The seed ran 8 CFS and 5 SCHED_IDLE tasks on 8 CPUs: keep the ratios.
+NCFS=$NCPU
+NIDLE=$(((5 * NCPU + 4) / 8))
+
+# The shape of workload $1: "cfs_tasks cfs_cpus run period hogs hog_cpus".
+# t1/t2 are 001's Tests 1 and 2, p1-p3 are 005's Tests 1-3 (the pinned
+# task on CPU1, its SCHED_IDLE neighbour on CPU2).
+shape()
+{
+	case $1 in
+	t1) echo "$NCFS $ALL_CPUS 5333 7777 0 -" ;;
+	t2) echo "$NCFS $ALL_CPUS 5333 7777 $NIDLE $ALL_CPUS" ;;
+	p1) echo "1 [1] 2333 7777 0 -" ;;
+	p2) echo "1 [1] 2333 7777 1 [2]" ;;
+	p3) echo "1 [1] 2333 7777 $NCPU $ALL_CPUS" ;;
+	*) return 1 ;;
+	esac
+}
+
+# 6.1's defaults are whatever the kernel booted with; the 5.4-era policy
+# is SIS_PROP's proportional scan without SIS_UTIL's utilization cut-off.
+set_policy()
+{
+	case $1 in
+	defaults) ;;
+	v5.4-scan)
+		echo NO_SIS_UTIL >"$FEATURES" && echo SIS_PROP >"$FEATURES" ;;
+	*) echo "unknown scan policy $1"; return 1 ;;
+	esac
+}
+
+restore_policy()
+{
+	echo SIS_UTIL >"$FEATURES"
+	echo NO_SIS_PROP >"$FEATURES"
+}
+
+start_hogs()
+{
+	render /workloads/hog.json /tmp/hog.json "$1" "$2" 0 0 \
+		$((DURATION + 60)) hog
+	chrt --idle 0 rt-app /tmp/hog.json >/tmp/hog.out 2>&1 &
+	HOG_PID=$!
+	wait_threads "$HOG_PID" $(($1 + 1)) ||
+		{ rtapp_error /tmp/hog.out "started no threads"; return 1; }
+	check_policy "$HOG_PID" "$SCHED_IDLE"
+}
+
+stop_hogs()
+{
+	[ -n "$HOG_PID" ] || return 0
+	kill "$HOG_PID" 2>/dev/null
+	wait "$HOG_PID" 2>/dev/null
+	HOG_PID=
+}
+
+# The map in $1 must hold $2 SCHED_OTHER "cfs" threads and $3 SCHED_IDLE
+# "idle_hog" threads, and no thread of either with another policy.
+check_classes()
+{
+	awk -v cfs="$2" -v idle="$3" -v other=$SCHED_OTHER -v sidle=$SCHED_IDLE '
+		$3 ~ /^cfs/ { if ($2 != other) bad = bad " " $1; else c++ }
+		$3 ~ /^idle_hog/ { if ($2 != sidle) bad = bad " " $1; else i++ }
+		END {
+			if (bad != "") { print "threads with the wrong policy:" bad; exit 1 }
+			if (c != cfs || i != idle) {
+				printf "saw %d cfs and %d idle threads, want %d and %d\n", c, i, cfs, idle
+				exit 1
+			}
+		}' "$1"
+}
+
+# Run workload $2 under scan policy $1 into $3.
+measure()
+{
+	# shellcheck disable=SC2046 # one word per field
+	set -- "$1" "$2" "$3" $(shape "$2")
+	_dir=$3
+	HOG_PID=
+	rm -rf /tmp/rt-app /tmp/rt-app-hog
+	mkdir -p /tmp/rt-app /tmp/rt-app-hog "$_dir"
+	if [ "$8" -gt 0 ]; then
+		start_hogs "$8" "$9" || return 1
+		list_threads "$HOG_PID" >"$_dir/tasks.txt"
+	fi
+	render /workloads/periodic.json /tmp/cfs.json "$4" "$5" "$6" "$7" \
+		"$DURATION" "$2"
+	trace_start || return 1
+	rt-app /tmp/cfs.json >/tmp/cfs.out 2>&1 &
+	_pid=$!
+	if wait_threads "$_pid" $(($4 + 1)); then
+		list_threads "$_pid" >>"$_dir/tasks.txt"
+	fi
+	wait "$_pid"
+	_rc=$?
+	trace_extract "$_dir/trace.dat" || return 1
+	stop_hogs
+	cp /tmp/rt-app/*.log "$_dir/" 2>/dev/null
+	{
+		echo "workload=$2"
+		echo "scan_policy=$1"
+		printf 'cfs_tasks=%s\ncfs_cpus=%s\nrun_us=%s\nperiod_us=%s\n' "$4" "$5" "$6" "$7"
+		printf 'idle_tasks=%s\nidle_cpus=%s\n' "$8" "$9"
+		printf 'duration_s=%s\ncpus=%s\n' "$DURATION" "$NCPU"
+		echo "features=$(cat "$FEATURES")"
+	} >"$_dir/workload.txt"
+	[ "$_rc" = 0 ] || { rtapp_error /tmp/cfs.out "exited $_rc"; return 1; }
+	check_classes "$_dir/tasks.txt" "$4" "$8" || return 1
+	ls "$_dir"/*-cfs-*.log >/dev/null 2>&1 || { echo "rt-app wrote no log"; return 1; }
+	[ -s "$_dir/trace.dat" ] || { echo "empty trace.dat"; return 1; }
+	echo "$2 under $1: $(cat "$_dir"/*-cfs-*.log | grep -vc '^#') activations"
+}
+
+measure_one()
+{
+	set_policy "$1" || return 1
+	_out=0
+	measure "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+	stop_hogs
+	restore_policy
+	return $_out
+}
+
+[ -n "$RESULTS_DIR" ] || { echo "sched-idle: infra: nowhere to write results"; exit 1; }
+ktap_begin $(($(echo "$POLICIES" | wc -w) * $(echo "$WORKLOADS" | wc -w)))
+ktap_diag "cpus=$NCPU cfs=$NCFS idle=$NIDLE duration=${DURATION}s"
+for policy in $POLICIES; do
+	for w in $WORKLOADS; do
+		ktap_check "$policy:$w" measure_one "$policy" "$w"
+	done
+done
+ktap_end

@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched-idle-analyse: numbers for the report, from what a guest run left.
+ *
+ *   sched-idle-analyse trace [-t TASKS] [-T TIMELINE] [-w FROM,LEN] TRACE.DAT
+ *   sched-idle-analyse rtapp [-c CDF] LOG...
+ *
+ * "trace" reads a trace.dat through libtracecmd, replays sched_switch,
+ * sched_wakeup(_new) and sched_migrate_task into a model of each CPU's
+ * runnable tasks, and prints key=value lines: wakeup latency per task
+ * class, "avoidable stacking" (a normal task placed on a CPU that already
+ * runs or queues another normal task while another CPU of the LLC has only
+ * SCHED_IDLE tasks), and per-CPU residency by class. TASKS is the guest's
+ * "tid policy comm" map; threads not in it count as normal. The guest runs
+ * with one LLC (-smp sockets=1), so every CPU of the trace is one LLC.
+ *
+ * "rtapp" reads rt-app 1.0 logs and prints the wu_lat statistics the seed
+ * printed with st (N, min, max, sum, mean, stddev), its 100 us histogram,
+ * and the median with a bootstrap 95% confidence interval; then the same
+ * for the activations that were woken (wu_lat > 0: an activation that
+ * overran its period found its timer expired), and their CDF.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <trace-cmd/trace-cmd.h>
+#include <traceevent/event-parse.h>
+
+#define MAX_CPUS	64
+#define MAX_TIDS	4194304		/* PID_MAX_LIMIT on 64-bit */
+#define MAX_RQ		64
+#define SCHED_IDLE	5
+#define HIST_STEP	100
+#define HIST_BUCKETS	10
+#define BOOT_ROUNDS	1000
+
+enum class { CLASS_OTHER, CLASS_NORMAL, CLASS_IDLE_POLICY, CLASS_SWAPPER, NR_CLASSES };
+
+static const char * const class_name[NR_CLASSES] = {
+	"other", "normal", "sched_idle", "idle",
+};
+
+struct samples {
+	double *v;
+	size_t n, size;
+};
+
+struct cpu_state {
+	int rq[MAX_RQ];		/* runnable tids, the running one included */
+	int nr;
+	int curr;
+	int seen;		/* a sched_switch showed what runs here */
+	unsigned long long since;
+	unsigned long long residency[NR_CLASSES];
+};
+
+struct wakeup {
+	unsigned long long ts;
+	int pending;
+	int stacked;
+};
+
+struct model {
+	struct tep_handle *tep;
+	int switch_id, wakeup_id, wakeup_new_id, migrate_id;
+	struct tep_format_field *prev_pid, *prev_state, *next_pid;
+	struct tep_format_field *wake_pid, *wake_cpu, *wake_new_pid, *wake_new_cpu;
+	struct tep_format_field *mig_pid, *mig_orig, *mig_dest;
+	unsigned char *class;	/* indexed by tid */
+	struct wakeup *wake;	/* indexed by tid */
+	struct cpu_state cpu[MAX_CPUS];
+	int nr_cpus;
+	unsigned long long first_ts, last_ts;
+	unsigned long long win_from, win_to;
+	FILE *timeline;
+	struct samples lat[NR_CLASSES];
+	long placements, stacked, stacked_idle_free, skipped_cold;
+	double stacked_us;
+	long events, out_of_order;
+};
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "sched-idle-analyse: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void samples_add(struct samples *s, double v)
+{
+	if (s->n == s->size) {
+		s->size = s->size ? 2 * s->size : 1024;
+		s->v = realloc(s->v, s->size * sizeof(*s->v));
+		if (!s->v)
+			die("%s", "out of memory");
+	}
+	s->v[s->n++] = v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of a sorted array. */
+static double median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A fixed seed: the same files give the same interval. */
+static unsigned long long xorshift(unsigned long long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void bootstrap_median(const struct samples *s, double *lo, double *hi)
+{
+	double *meds = calloc(BOOT_ROUNDS, sizeof(*meds));
+	double *draw = calloc(s->n, sizeof(*draw));
+	unsigned long long seed = 0x5eed1d1eULL;
+	size_t i, r;
+
+	if (!meds || !draw)
+		die("%s", "out of memory");
+	for (r = 0; r < BOOT_ROUNDS; r++) {
+		for (i = 0; i < s->n; i++)
+			draw[i] = s->v[xorshift(&seed) % s->n];
+		qsort(draw, s->n, sizeof(*draw), cmp_double);
+		meds[r] = median(draw, s->n);
+	}
+	qsort(meds, BOOT_ROUNDS, sizeof(*meds), cmp_double);
+	*lo = meds[BOOT_ROUNDS * 25 / 1000];
+	*hi = meds[BOOT_ROUNDS * 975 / 1000 - 1];
+	free(draw);
+	free(meds);
+}
+
+/* The seed's st figures, then median, its interval and the 99th percentile. */
+static void print_stats(const char *prefix, struct samples *s)
+{
+	double sum = 0, sq = 0, mean, var, lo, hi;
+	size_t i;
+
+	printf("%s_n=%zu\n", prefix, s->n);
+	if (!s->n)
+		return;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
+	for (i = 0; i < s->n; i++)
+		sum += s->v[i];
+	mean = sum / s->n;
+	for (i = 0; i < s->n; i++)
+		sq += (s->v[i] - mean) * (s->v[i] - mean);
+	/* st prints the sample standard deviation. */
+	var = s->n > 1 ? sq / (s->n - 1) : 0;
+	bootstrap_median(s, &lo, &hi);
+	printf("%s_min=%.3f\n%s_max=%.3f\n", prefix, s->v[0], prefix, s->v[s->n - 1]);
+	printf("%s_sum=%.3f\n%s_mean=%.3f\n", prefix, sum, prefix, mean);
+	printf("%s_stddev=%.3f\n", prefix, sqrt(var));
+	printf("%s_median=%.3f\n%s_median_lo=%.3f\n%s_median_hi=%.3f\n",
+	       prefix, median(s->v, s->n), prefix, lo, prefix, hi);
+	printf("%s_p99=%.3f\n", prefix, s->v[(s->n * 99) / 100 < s->n ?
+					  (s->n * 99) / 100 : s->n - 1]);
+}
+
+/* The seed's textogram: 0-1000 us in steps of 100, then >1000. */
+static void print_histogram(const char *prefix, const struct samples *s)
+{
+	long count[HIST_BUCKETS + 1] = { 0 };
+	size_t i;
+	int b;
+
+	for (i = 0; i < s->n; i++) {
+		b = s->v[i] < 0 ? 0 : (int)(s->v[i] / HIST_STEP);
+		count[b < HIST_BUCKETS ? b : HIST_BUCKETS]++;
+	}
+	for (b = 0; b < HIST_BUCKETS; b++)
+		printf("%s_hist_%d_%d=%ld\n", prefix, b * HIST_STEP,
+		       (b + 1) * HIST_STEP, count[b]);
+	printf("%s_hist_over_%d=%ld\n", prefix, HIST_BUCKETS * HIST_STEP,
+	       count[HIST_BUCKETS]);
+}
+
+static void write_cdf(const char *path, const struct samples *s)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f)
+		die("cannot write %s", path);
+	fprintf(f, "# wu_lat_us fraction\n");
+	for (i = 0; i < s->n; i++)
+		fprintf(f, "%.3f %.6f\n", s->v[i], (double)(i + 1) / s->n);
+	fclose(f);
+}
+
+/*
+ * rt-app 1.0 logs: "#" header lines, then one line per activation whose
+ * 11th field is wu_lat in microseconds.
+ */
+static void read_rtapp_log(const char *path, struct samples *s)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	double field[11];
+	int lineno = 0;
+
+	if (!f)
+		die("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
+			   &field[0], &field[1], &field[2], &field[3], &field[4],
+			   &field[5], &field[6], &field[7], &field[8], &field[9],
+			   &field[10]) != 11) {
+			fprintf(stderr, "sched-idle-analyse: %s:%d: not an rt-app 1.0 log line\n",
+				path, lineno);
+			exit(1);
+		}
+		samples_add(s, field[10]);
+	}
+	fclose(f);
+}
+
+/* Activations that found their timer expired: the task overran its period. */
+static size_t count_zero(const struct samples *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i] == 0;
+	return n;
+}
+
+/* The activations that slept and were woken: wu_lat above 0. */
+static void woken_only(const struct samples *s, struct samples *woken)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] > 0)
+			samples_add(woken, s->v[i]);
+}
+
+static int cmd_rtapp(int argc, char **argv)
+{
+	struct samples s = { 0 }, woken = { 0 };
+	const char *cdf = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "c:")) != -1) {
+		if (opt != 'c')
+			return 2;
+		cdf = optarg;
+	}
+	if (optind >= argc)
+		die("%s", "rtapp: no log given");
+	for (; optind < argc; optind++)
+		read_rtapp_log(argv[optind], &s);
+	if (!s.n)
+		die("%s", "rtapp: the logs hold no activation");
+	print_stats("wu_lat", &s);
+	print_histogram("wu_lat", &s);
+	printf("wu_lat_zero=%zu\n", count_zero(&s));
+	woken_only(&s, &woken);
+	print_stats("woken", &woken);
+	if (cdf && woken.n)
+		write_cdf(cdf, &woken);
+	free(woken.v);
+	free(s.v);
+	return 0;
+}
+
+static int valid_tid(int tid)
+{
+	return tid > 0 && tid < MAX_TIDS;
+}
+
+static enum class class_of(struct model *m, int tid)
+{
+	if (tid == 0)
+		return CLASS_SWAPPER;
+	return valid_tid(tid) ? m->class[tid] : CLASS_OTHER;
+}
+
+/* The map's threads are the workload's; the rest (kthreads, the shell) are "other". */
+static void read_tasks(struct model *m, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int tid, policy;
+	char comm[64];
+
+	if (!f)
+		die("cannot open %s", path);
+	while (fscanf(f, "%d %d %63s", &tid, &policy, comm) == 3) {
+		if (valid_tid(tid))
+			m->class[tid] = policy == SCHED_IDLE ?
+					CLASS_IDLE_POLICY : CLASS_NORMAL;
+	}
+	fclose(f);
+}
+
+static struct tep_format_field *event_field(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	if (!f)
+		die("event without field %s", name);
+	return f;
+}
+
+static struct tep_event *sched_event(struct model *m, const char *name)
+{
+	struct tep_event *ev = tep_find_event_by_name(m->tep, "sched", name);
+
+	if (!ev)
+		die("the trace has no sched:%s event", name);
+	return ev;
+}
+
+static void find_events(struct model *m)
+{
+	struct tep_event *ev;
+
+	ev = sched_event(m, "sched_switch");
+	m->switch_id = ev->id;
+	m->prev_pid = event_field(ev, "prev_pid");
+	m->prev_state = event_field(ev, "prev_state");
+	m->next_pid = event_field(ev, "next_pid");
+	ev = sched_event(m, "sched_wakeup");
+	m->wakeup_id = ev->id;
+	m->wake_pid = event_field(ev, "pid");
+	m->wake_cpu = event_field(ev, "target_cpu");
+	ev = sched_event(m, "sched_wakeup_new");
+	m->wakeup_new_id = ev->id;
+	m->wake_new_pid = event_field(ev, "pid");
+	m->wake_new_cpu = event_field(ev, "target_cpu");
+	ev = sched_event(m, "sched_migrate_task");
+	m->migrate_id = ev->id;
+	m->mig_pid = event_field(ev, "pid");
+	m->mig_orig = event_field(ev, "orig_cpu");
+	m->mig_dest = event_field(ev, "dest_cpu");
+}
+
+static long long num(struct tep_format_field *f, struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	tep_read_number_field(f, rec->data, &v);
+	if (f->size == 4)
+		return (int)v;
+	return (long long)v;
+}
+
+static int rq_find(struct cpu_state *c, int tid)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->rq[i] == tid)
+			return i;
+	return -1;
+}
+
+static void rq_del(struct cpu_state *c, int tid)
+{
+	int i = rq_find(c, tid);
+
+	if (i >= 0)
+		c->rq[i] = c->rq[--c->nr];
+}
+
+static void rq_add(struct cpu_state *c, int tid)
+{
+	if (tid > 0 && rq_find(c, tid) < 0 && c->nr < MAX_RQ)
+		c->rq[c->nr++] = tid;
+}
+
+/* Which CPU's model holds tid as runnable, or -1. */
+static int runnable_on(struct model *m, int tid)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (rq_find(&m->cpu[cpu], tid) >= 0)
+			return cpu;
+	return -1;
+}
+
+/* Does the CPU run or queue a task other than tid that is not SCHED_IDLE? */
+static int busy_with_normal(struct model *m, struct cpu_state *c, int tid)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->rq[i] != tid && class_of(m, c->rq[i]) != CLASS_IDLE_POLICY)
+			return 1;
+	return 0;
+}
+
+/* Runnable tasks, all of them SCHED_IDLE: what sched_idle_cpu() looks for. */
+static int only_sched_idle(struct model *m, struct cpu_state *c)
+{
+	return c->nr > 0 && !busy_with_normal(m, c, -1);
+}
+
+static void place(struct model *m, unsigned long long ts, int tid, int target)
+{
+	struct cpu_state *t = &m->cpu[target];
+	int cpu, idle_policy = 0, idle_free = 0;
+
+	m->wake[tid].ts = ts;
+	m->wake[tid].pending = 1;
+	m->wake[tid].stacked = 0;
+	if (class_of(m, tid) != CLASS_NORMAL)
+		return;
+	/* Until a sched_switch shows what the target runs, it is unknown. */
+	if (!t->seen) {
+		m->skipped_cold++;
+		return;
+	}
+	m->placements++;
+	if (!busy_with_normal(m, t, tid))
+		return;
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (cpu == target)
+			continue;
+		idle_policy |= only_sched_idle(m, &m->cpu[cpu]);
+		idle_free |= m->cpu[cpu].seen && !m->cpu[cpu].nr;
+	}
+	if (idle_policy) {
+		m->stacked++;
+		m->wake[tid].stacked = 1;
+	}
+	m->stacked_idle_free += idle_free;
+}
+
+static void on_wakeup(struct model *m, unsigned long long ts, int tid, int target)
+{
+	if (!valid_tid(tid) || target < 0 || target >= m->nr_cpus)
+		return;
+	/* A wakeup of a task still runnable is no placement decision. */
+	if (runnable_on(m, tid) >= 0)
+		return;
+	place(m, ts, tid, target);
+	rq_add(&m->cpu[target], tid);
+}
+
+static void timeline_segment(struct model *m, int cpu, unsigned long long from,
+			     unsigned long long to, enum class cls)
+{
+	if (!m->timeline || to <= m->win_from || from >= m->win_to)
+		return;
+	from = from < m->win_from ? m->win_from : from;
+	to = to > m->win_to ? m->win_to : to;
+	fprintf(m->timeline, "%d %.6f %.6f %s\n", cpu,
+		(from - m->first_ts) / 1e9, (to - m->first_ts) / 1e9,
+		class_name[cls == CLASS_OTHER ? CLASS_NORMAL : cls]);
+}
+
+static void account(struct model *m, int cpu, unsigned long long ts)
+{
+	struct cpu_state *c = &m->cpu[cpu];
+	enum class cls = class_of(m, c->curr);
+
+	if (c->seen) {
+		c->residency[cls] += ts - c->since;
+		timeline_segment(m, cpu, c->since, ts, cls);
+	}
+	c->since = ts;
+}
+
+static void on_switch(struct model *m, struct tep_record *rec, int cpu)
+{
+	struct cpu_state *c = &m->cpu[cpu];
+	int prev = num(m->prev_pid, rec), next = num(m->next_pid, rec);
+	/* The low bits are the sleep states; preemption leaves them clear. */
+	int sleeps = num(m->prev_state, rec) & 0xff;
+	double us;
+
+	account(m, cpu, rec->ts);
+	if (sleeps)
+		rq_del(c, prev);
+	rq_add(c, next);
+	c->curr = next;
+	c->seen = 1;
+	if (!valid_tid(next) || !m->wake[next].pending)
+		return;
+	m->wake[next].pending = 0;
+	us = (rec->ts - m->wake[next].ts) / 1e3;
+	samples_add(&m->lat[class_of(m, next)], us);
+	if (m->wake[next].stacked)
+		m->stacked_us += us;
+}
+
+static void on_migrate(struct model *m, struct tep_record *rec)
+{
+	int tid = num(m->mig_pid, rec);
+	int from = num(m->mig_orig, rec), to = num(m->mig_dest, rec);
+
+	if (from < 0 || from >= m->nr_cpus || to < 0 || to >= m->nr_cpus)
+		return;
+	if (rq_find(&m->cpu[from], tid) < 0)
+		return;
+	rq_del(&m->cpu[from], tid);
+	rq_add(&m->cpu[to], tid);
+}
+
+static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
+		     int cpu, void *data)
+{
+	struct model *m = data;
+	int type = tep_data_type(m->tep, rec);
+
+	if (cpu < 0 || cpu >= m->nr_cpus)
+		return 0;
+	if (rec->ts < m->last_ts)
+		m->out_of_order++;
+	m->last_ts = rec->ts;
+	if (!m->first_ts)
+		m->first_ts = rec->ts;
+	m->events++;
+	if (type == m->switch_id)
+		on_switch(m, rec, cpu);
+	else if (type == m->wakeup_id)
+		on_wakeup(m, rec->ts, num(m->wake_pid, rec), num(m->wake_cpu, rec));
+	else if (type == m->wakeup_new_id)
+		on_wakeup(m, rec->ts, num(m->wake_new_pid, rec),
+			  num(m->wake_new_cpu, rec));
+	else if (type == m->migrate_id)
+		on_migrate(m, rec);
+	return 0;
+}
+
+static void print_residency(struct model *m)
+{
+	unsigned long long total;
+	int cpu, cls;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		total = 0;
+		for (cls = 0; cls < NR_CLASSES; cls++)
+			total += m->cpu[cpu].residency[cls];
+		if (!total)
+			continue;
+		printf("cpu%d_normal_pct=%.2f\n", cpu, 100.0 *
+		       (m->cpu[cpu].residency[CLASS_NORMAL] +
+			m->cpu[cpu].residency[CLASS_OTHER]) / total);
+		printf("cpu%d_sched_idle_pct=%.2f\n", cpu,
+		       100.0 * m->cpu[cpu].residency[CLASS_IDLE_POLICY] / total);
+		printf("cpu%d_idle_pct=%.2f\n", cpu,
+		       100.0 * m->cpu[cpu].residency[CLASS_SWAPPER] / total);
+	}
+}
+
+static void print_trace_results(struct model *m)
+{
+	printf("events=%ld\ncpus=%d\n", m->events, m->nr_cpus);
+	printf("span_s=%.6f\n", (m->last_ts - m->first_ts) / 1e9);
+	printf("placements=%ld\nplacements_unknown_target=%ld\n",
+	       m->placements, m->skipped_cold);
+	printf("stacked=%ld\n", m->stacked);
+	printf("stacked_pct=%.3f\n", m->placements ?
+	       100.0 * m->stacked / m->placements : 0.0);
+	printf("stacked_us=%.1f\n", m->stacked_us);
+	printf("stacked_with_idle_cpu=%ld\n", m->stacked_idle_free);
+	print_stats("lat_normal", &m->lat[CLASS_NORMAL]);
+	print_stats("lat_sched_idle", &m->lat[CLASS_IDLE_POLICY]);
+	print_residency(m);
+}
+
+static void parse_window(struct model *m, const char *arg)
+{
+	double from, len;
+
+	if (sscanf(arg, "%lf,%lf", &from, &len) != 2 || from < 0 || len <= 0)
+		die("bad window '%s', want FROM,LEN in seconds", arg);
+	m->win_from = (unsigned long long)(from * 1e9);
+	m->win_to = (unsigned long long)((from + len) * 1e9);
+}
+
+static void open_trace(struct model *m, struct tracecmd_input **handle,
+		       const char *path)
+{
+	*handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!*handle)
+		die("cannot open trace %s", path);
+	m->tep = tracecmd_get_tep(*handle);
+	m->nr_cpus = tep_get_cpus(m->tep);
+	if (m->nr_cpus <= 0 || m->nr_cpus > MAX_CPUS)
+		die("%s: unsupported CPU count", path);
+	find_events(m);
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+	static struct model m;
+	struct tracecmd_input *handle;
+	const char *tasks = NULL, *timeline = NULL, *window = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "t:T:w:")) != -1) {
+		if (opt == 't')
+			tasks = optarg;
+		else if (opt == 'T')
+			timeline = optarg;
+		else if (opt == 'w')
+			window = optarg;
+		else
+			return 2;
+	}
+	if (optind != argc - 1)
+		die("%s", "trace: give one trace.dat");
+	m.class = calloc(MAX_TIDS, sizeof(*m.class));
+	m.wake = calloc(MAX_TIDS, sizeof(*m.wake));
+	if (!m.class || !m.wake)
+		die("%s", "out of memory");
+	if (tasks)
+		read_tasks(&m, tasks);
+	open_trace(&m, &handle, argv[optind]);
+	m.win_to = ~0ULL;
+	if (window)
+		parse_window(&m, window);
+	/* Times, the window's included, count from the trace's first event. */
+	m.first_ts = tracecmd_get_first_ts(handle);
+	m.win_from += m.first_ts;
+	if (window)
+		m.win_to += m.first_ts;
+	if (timeline) {
+		m.timeline = fopen(timeline, "w");
+		if (!m.timeline)
+			die("cannot write %s", timeline);
+	}
+	tracecmd_iterate_events(handle, NULL, 0, on_record, &m);
+	if (m.out_of_order)
+		die("%s", "trace events came out of time order");
+	if (!m.events)
+		die("%s: no events", argv[optind]);
+	print_trace_results(&m);
+	if (m.timeline)
+		fclose(m.timeline);
+	tracecmd_close(handle);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs("usage: sched-idle-analyse trace [-t TASKS] [-T TIMELINE]\n"
+		      "                          [-w FROM,LEN] TRACE.DAT\n"
+		      "       sched-idle-analyse rtapp [-c CDF] LOG...\n", stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "trace"))
+		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "rtapp"))
+		return cmd_rtapp(argc - 1, argv + 1);
+	die("unknown command '%s'", argv[1]);
+	return 2;
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# make qemu-test's measurement, end to end on two stages at a short scale:
+# interleaved repeated boots, trace.dat and rt-app logs per workload, the
+# analyser, and a report whose every figure comes from this run's files.
+. "$(dirname "$0")/lib.sh"
+t_plan 12
+
+tool=$BUILD/tools/sched-idle-analyse
+out=$(STAGE="baseline consistent" REPEAT=2 MEASURE_DURATION=2 WORKLOADS=t1,t2 \
+	POLICIES=v5.4-scan RUN_ID=test-measure-$$ "$TOP/scripts/qemu-test.sh" 2>&1)
+rc=$?
+t_is "$rc" 0 "qemu-test with the measurement exits 0"
+[ "$rc" = 0 ] || t_diag "$(echo "$out" | tail -n 20)"
+run=$RESULTS/test-measure-$$
+report=$run/report.md
+t_like "$(echo "$out" | tail -n 8)" "^\| v5.4-scan \| consistent \| [0-9.]+ \|" "the main table is printed at the end"
+t_like "$(echo "$out" | grep -c 'measure \[[0-9]/4\] stage')" "^4$" "four measurement boots, each with a progress line"
+order=$(grep -h '^date=' "$run"/{baseline,consistent}/measure-r*/provenance | sort | wc -l)
+first=$(for d in "$run"/*/measure-r*/; do echo "$(sed -n 's/^date=//p' "$d/provenance") ${d#"$run"/}"; done |
+	sort | awk '{ print $2 }' | tr '\n' ' ')
+t_is "$order $first" "4 baseline/measure-r1/ consistent/measure-r1/ baseline/measure-r2/ consistent/measure-r2/ " \
+	"boots interleaved: baseline, consistent, then again"
+
+missing=""
+for section in "## Provenance" "## Main table" "## Which scan policy reproduces the seed" \
+	"### Avoidable stacking, t2" "### 001 Test 2" "### 001 Test 1" "### Noise floor" \
+	"## What does not transfer to QEMU" "## Traces"; do
+	grep -qF "$section" "$report" || missing="$missing [$section]"
+done
+t_is "${missing:-none}" none "report.md has every section"
+
+bad=""
+for png in cdf-v5.4-scan-t2 timeline-v5.4-scan; do
+	head -c 8 "$run/plots/$png.png" 2>/dev/null | od -An -tx1 | grep -q '89 50 4e 47' ||
+		bad="$bad $png"
+	grep -qF "(plots/$png.png)" "$report" || bad="$bad $png(unlinked)"
+done
+t_is "${bad:-none}" none "gnuplot PNGs exist and the report links them"
+
+links=$(grep -oE '\]\([^)]*trace\.dat\)' "$report" | sed 's/^](//; s/)$//')
+n=0 absent=""
+for l in $links; do
+	n=$((n + 1))
+	[ -s "$run/$l" ] || absent="$absent $l"
+done
+t_is "$n ${absent:-none}" "8 none" "the report links every trace.dat (2 stages x 2 repeats x 2 workloads), and each exists"
+
+# Stacking rows recomputed from the traces, repeats pooled.
+rows=""
+for s in baseline consistent; do
+	p=0 k=0
+	for d in "$run/$s"/measure-r*/guest/v5.4-scan/t2; do
+		a=$("$tool" trace -t "$d/tasks.txt" "$d/trace.dat")
+		p=$((p + $(sed -n 's/^placements=//p' <<<"$a")))
+		k=$((k + $(sed -n 's/^stacked=//p' <<<"$a")))
+	done
+	rows="$rows| $s | $p | $k | "
+	grep -qF "| $s | $p | $k | **" "$report" || rows="$rows(not in report) "
+done
+t_unlike=$(echo "$rows" | grep -c 'not in report')
+t_is "$t_unlike" 0 "stacking rows match a fresh analysis of this run's traces: $rows"
+
+# Main-table means recomputed from the rt-app logs, repeats pooled.
+bad=""
+for s in baseline consistent; do
+	for w in t1 t2; do
+		m=$("$tool" rtapp "$run/$s"/measure-r*/guest/v5.4-scan/$w/*-cfs-*.log | sed -n 's/^wu_lat_mean=//p')
+		[ -n "$m" ] && grep -q "^| v5.4-scan | $s | .*| $m |" "$run/main-table.md" || bad="$bad $s/$w($m)"
+	done
+done
+t_is "${bad:-none}" none "main-table means match the pooled rt-app logs"
+
+t_like "$(grep -A3 '^| stage | boots | series_hash' "$report")" "\| baseline \| 2 \| $(series_hash | cut -c1-12) \|" \
+	"the report's provenance carries this checkout's series hash"
+pols=$(grep -h 'v5.4-scan:t2' "$run"/*/measure-r*/ktap.log | grep -c '^ok ')
+t_is "$pols" 4 "the guest verified every SCHED_IDLE thread's policy (ok v5.4-scan:t2 on 4 boots)"
+t_like "$(grep -A3 '### 001 Test 2' "$report")" "\| seed without \| seed with \| baseline \| consistent \|" \
+	"seed figures sit beside this run's, labelled as the seed's"
