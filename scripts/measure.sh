@@ -25,7 +25,8 @@ for stage in $stages; do
 done
 nw=$(echo "$workloads" | tr ',' ' ' | wc -w)
 np=$(echo "$policies" | tr ',' ' ' | wc -w)
-# Each workload takes its duration plus about 4 s of set-up and capture.
+# Each workload takes its duration plus about 4 s of set-up and capture;
+# allow 6 s, twice over, on top of the boot.
 timeout=${TIMEOUT:-$((120 + nw * np * (duration + 6) * 2))}
 nboots=$(($(echo "$stages" | wc -w) * repeat))
 echo "$stages" >"$rundir/measure-stages"

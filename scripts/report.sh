@@ -398,9 +398,8 @@ write_report()
 	trace_links
 }
 
+# scripts/qemu-test.sh prints the main table at the end of its run.
 main_table >"$rundir/main-table.md"
 write_report >"$out.tmp"
 mv "$out.tmp" "$out"
-info ""
-cat "$rundir/main-table.md" >&2
 info "report: $out"

@@ -64,11 +64,17 @@ struct wakeup {
 	int stacked;
 };
 
+/* sched_wakeup and sched_wakeup_new share one format. */
+struct wakeup_event {
+	int id;
+	struct tep_format_field *pid, *target_cpu;
+};
+
 struct model {
 	struct tep_handle *tep;
-	int switch_id, wakeup_id, wakeup_new_id, migrate_id;
+	int switch_id, migrate_id;
 	struct tep_format_field *prev_pid, *prev_state, *next_pid;
-	struct tep_format_field *wake_pid, *wake_cpu, *wake_new_pid, *wake_new_cpu;
+	struct wakeup_event wakeup, wakeup_new;
 	struct tep_format_field *mig_pid, *mig_orig, *mig_dest;
 	unsigned char *class;	/* indexed by tid */
 	struct wakeup *wake;	/* indexed by tid */
@@ -169,8 +175,7 @@ static void print_stats(const char *prefix, struct samples *s)
 	printf("%s_stddev=%.3f\n", prefix, sqrt(var));
 	printf("%s_median=%.3f\n%s_median_lo=%.3f\n%s_median_hi=%.3f\n",
 	       prefix, median(s->v, s->n), prefix, lo, prefix, hi);
-	printf("%s_p99=%.3f\n", prefix, s->v[(s->n * 99) / 100 < s->n ?
-					  (s->n * 99) / 100 : s->n - 1]);
+	printf("%s_p99=%.3f\n", prefix, s->v[(s->n * 99) / 100]);
 }
 
 /* The seed's textogram: 0-1000 us in steps of 100, then >1000. */
@@ -330,6 +335,16 @@ static struct tep_event *sched_event(struct model *m, const char *name)
 	return ev;
 }
 
+static void find_wakeup_event(struct model *m, const char *name,
+			      struct wakeup_event *w)
+{
+	struct tep_event *ev = sched_event(m, name);
+
+	w->id = ev->id;
+	w->pid = event_field(ev, "pid");
+	w->target_cpu = event_field(ev, "target_cpu");
+}
+
 static void find_events(struct model *m)
 {
 	struct tep_event *ev;
@@ -339,14 +354,8 @@ static void find_events(struct model *m)
 	m->prev_pid = event_field(ev, "prev_pid");
 	m->prev_state = event_field(ev, "prev_state");
 	m->next_pid = event_field(ev, "next_pid");
-	ev = sched_event(m, "sched_wakeup");
-	m->wakeup_id = ev->id;
-	m->wake_pid = event_field(ev, "pid");
-	m->wake_cpu = event_field(ev, "target_cpu");
-	ev = sched_event(m, "sched_wakeup_new");
-	m->wakeup_new_id = ev->id;
-	m->wake_new_pid = event_field(ev, "pid");
-	m->wake_new_cpu = event_field(ev, "target_cpu");
+	find_wakeup_event(m, "sched_wakeup", &m->wakeup);
+	find_wakeup_event(m, "sched_wakeup_new", &m->wakeup_new);
 	ev = sched_event(m, "sched_migrate_task");
 	m->migrate_id = ev->id;
 	m->mig_pid = event_field(ev, "pid");
@@ -447,14 +456,17 @@ static void place(struct model *m, unsigned long long ts, int tid, int target)
 	m->stacked_idle_free += idle_free;
 }
 
-static void on_wakeup(struct model *m, unsigned long long ts, int tid, int target)
+static void on_wakeup(struct model *m, const struct wakeup_event *w,
+		      struct tep_record *rec)
 {
+	int tid = num(w->pid, rec), target = num(w->target_cpu, rec);
+
 	if (!valid_tid(tid) || target < 0 || target >= m->nr_cpus)
 		return;
 	/* A wakeup of a task still runnable is no placement decision. */
 	if (runnable_on(m, tid) >= 0)
 		return;
-	place(m, ts, tid, target);
+	place(m, rec->ts, tid, target);
 	rq_add(&m->cpu[target], tid);
 }
 
@@ -534,11 +546,10 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	m->events++;
 	if (type == m->switch_id)
 		on_switch(m, rec, cpu);
-	else if (type == m->wakeup_id)
-		on_wakeup(m, rec->ts, num(m->wake_pid, rec), num(m->wake_cpu, rec));
-	else if (type == m->wakeup_new_id)
-		on_wakeup(m, rec->ts, num(m->wake_new_pid, rec),
-			  num(m->wake_new_cpu, rec));
+	else if (type == m->wakeup.id)
+		on_wakeup(m, &m->wakeup, rec);
+	else if (type == m->wakeup_new.id)
+		on_wakeup(m, &m->wakeup_new, rec);
 	else if (type == m->migrate_id)
 		on_migrate(m, rec);
 	return 0;

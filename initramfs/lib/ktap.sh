@@ -55,6 +55,10 @@ ktap_end()
 	[ "$KTAP_FAILED" = 0 ]
 }
 
+# Policy numbers as /proc/TID/stat reports them (include/uapi/linux/sched.h).
+# shellcheck disable=SC2034 # for the plans that source this
+SCHED_OTHER=0 SCHED_IDLE=5
+
 # The scheduling policy of a thread, from field 41 of /proc/TID/stat.
 # The command name in field 2 may hold spaces, so cut after its ")".
 thread_policy()

@@ -38,7 +38,7 @@ record()
 		echo "$_normal $(thread_policy /proc/"$_normal") spinner"
 		echo "$_idle $(thread_policy /proc/"$_idle") spinner"
 	} >"$_dir/tasks.txt"
-	check_policy "$_idle" 5 || return 1
+	check_policy "$_idle" "$SCHED_IDLE" || return 1
 	render /workloads/periodic.json /tmp/fix.json 1 "[$2]" 500 5000 1 "$1"
 	trace_start || return 1
 	rt-app /tmp/fix.json >/tmp/fix.out 2>&1 &

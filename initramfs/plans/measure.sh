@@ -11,8 +11,6 @@
 # shellcheck source=initramfs/lib/workload.sh
 . /lib/workload.sh
 
-SCHED_IDLE=5
-SCHED_OTHER=0
 FEATURES=/sys/kernel/debug/sched/features
 DURATION=$(cmdline_arg duration)
 DURATION=${DURATION:-4}

@@ -4,8 +4,9 @@
 # task started under chrt --idle 0.
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
+# shellcheck source=initramfs/lib/workload.sh
+. /lib/workload.sh
 
-SCHED_IDLE=5
 LOGDIR=/tmp/rt-app
 
 check_topology()
@@ -48,13 +49,9 @@ start_idle_hog()
 {
 	chrt --idle 0 rt-app /workloads/smoke-idle.json >/tmp/idle.out 2>&1 &
 	IDLE_PID=$!
-	# rt-app calibrates before it creates its threads.
-	_i=0
-	while [ "$(find /proc/$IDLE_PID/task -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -lt 2 ] &&
-	      [ $_i -lt 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	# rt-app calibrates before it creates its threads. A hog that never
+	# gets one is check_idle_policy's to report.
+	wait_threads "$IDLE_PID" 2 || true
 }
 
 check_idle_policy()

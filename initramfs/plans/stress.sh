@@ -10,7 +10,6 @@
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 
-SCHED_IDLE=5
 DURATION=$(cmdline_arg duration)
 DURATION=${DURATION:-60}
 NCPU=$(nproc)
