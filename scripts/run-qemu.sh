@@ -14,7 +14,9 @@ set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# = 3 ] || die "usage: run-qemu.sh BZIMAGE PLAN OUTDIR"
-kernel=$1 plan=$2 outdir=$3
+kernel=$1 plan=$2
+# Absolute: kunit.py, which parses the KTAP, runs from the kernel tree.
+outdir=$(realpath -m "$3")
 stage=${STAGE:-unknown}
 timeout=${TIMEOUT:-300}
 initrd=$BUILD/initramfs.cpio.gz
@@ -141,6 +143,9 @@ if [ ! -f "$outdir/guest/guest-done" ]; then
 fi
 if ! python3 "$KDIR/tools/testing/kunit/kunit.py" parse "$outdir/ktap.log" \
 	>"$outdir/ktap-summary.txt" 2>&1; then
+	if ! grep -q '^not ok' "$outdir/ktap.log"; then
+		report 4 "infrastructure: kunit.py could not parse the KTAP of stage $stage: $(tail -n1 "$outdir/ktap-summary.txt")"
+	fi
 	report 1 "test failure on stage $stage (plan $plan): $(grep -E '^# .*:|^not ok' "$outdir/ktap.log" | head -n 3 | tr '\n' ' ')"
 fi
 report 0 "pass: stage $stage plan $plan ($(tail -n1 "$outdir/ktap-summary.txt" | sed 's/^\[[^]]*\] //'))"
