@@ -33,6 +33,11 @@ analyse_one()
 n=0
 for d in "$rundir"/*/measure-r*/guest/*/*/; do
 	d=${d%/}
+	# hackbench runs leave times, read by report.sh, and no trace.
+	if [ -f "$d/hackbench.txt" ]; then
+		n=$((n + 1))
+		continue
+	fi
 	[ -f "$d/trace.dat" ] || die "no trace.dat in $d"
 	analyse_one "$d"
 	n=$((n + 1))
@@ -46,6 +51,7 @@ for stage in "${stages[@]}"; do
 		policy=$(basename "$p")
 		for w in "$p"*/; do
 			w=$(basename "$w")
+			[ ! -f "$p$w/hackbench.txt" ] || continue
 			out=$rundir/analysis/$policy/$w
 			mkdir -p "$out"
 			"$tool" rtapp -c "$out/$stage.cdf.dat" \

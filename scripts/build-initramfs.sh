@@ -9,7 +9,7 @@ out=$BUILD/initramfs.cpio.gz
 list=$BUILD/initramfs.list
 tool=$BUILD/tools/gen_init_cpio
 # Dynamically linked host programs the plans run; their libraries come too.
-host_bins="/usr/bin/rt-app /usr/bin/chrt /usr/bin/taskset /usr/bin/trace-cmd ${EXTRA_BINS:-}"
+host_bins="/usr/bin/rt-app /usr/bin/hackbench /usr/bin/chrt /usr/bin/taskset /usr/bin/trace-cmd ${EXTRA_BINS:-}"
 # The selftest, once scripts/build-selftest.sh has built it.
 selftest=$BUILD/selftest/sched/sched_idle_test
 [ ! -x "$selftest" ] || host_bins="$host_bins $selftest"

@@ -191,6 +191,81 @@ noise_table()
 	done
 }
 
+# The median of the numbers on stdin, one per line.
+median()
+{
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) print "-"
+		else printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+	}'
+}
+
+hb_times()
+{
+	sed -n 's/^time_s=//p' "$@" 2>/dev/null
+}
+
+has_hackbench()
+{
+	compgen -G "$rundir/$first_stage/measure-r*/guest/$1/$2/hackbench.txt" >/dev/null
+}
+
+# hackbench: per stage the median time of all runs, the per-boot medians
+# (their spread is this machine's noise floor) and the change against the
+# first stage.
+hackbench_table()
+{
+	local policy=$1 w s r m ref each spread
+
+	echo "| workload | stage | runs | median (s) | per boot | A/A spread | vs $first_stage |"
+	echo "|---|---|---|---|---|---|---|"
+	for w in hp ht hf; do
+		has_hackbench "$policy" "$w" || continue
+		ref=$(hb_times "$rundir/$first_stage"/measure-r*/guest/"$policy/$w"/hackbench.txt | median)
+		for s in "${stage_list[@]}"; do
+			m=$(hb_times "$rundir/$s"/measure-r*/guest/"$policy/$w"/hackbench.txt | median)
+			each=""
+			for r in $(reps "$s"); do
+				each="$each${each:+ / }$(hb_times "$r/guest/$policy/$w/hackbench.txt" | median)"
+			done
+			spread=$(echo "$each" | tr '/' '\n' | awk 'NF {
+				v = $1 + 0; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v; sum += v }
+				END { if (n < 2 || sum == 0) print "-"; else printf "%.0f%%", 100 * (hi - lo) / (sum / n) }')
+			echo "| $w | $s | $(hb_times "$rundir/$s"/measure-r*/guest/"$policy/$w"/hackbench.txt | wc -l) |" \
+				"$m | $each | $spread |" \
+				"$(awk -v a="$m" -v b="$ref" 'BEGIN { if (b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "-" }') |"
+		done
+	done
+}
+
+# select_idle_cpu() as the LOCAL scan-statistics patch counts it, all
+# repeats pooled, on the stages that have the counters.
+scan_table()
+{
+	local policy=$1 w s f any=""
+
+	for s in "${stage_list[@]}"; do
+		compgen -G "$rundir/$s/measure-r*/guest/$policy/*/sis.txt" >/dev/null && any=1
+	done
+	[ -n "$any" ] || { echo "No stage of this run has the scan counters (LOCAL scan-stats patch)."; return 0; }
+	echo "| workload | stage | select_idle_cpu() calls | ended by SIS_UTIL | CPUs scanned per call | found a CPU |"
+	echo "|---|---|---|---|---|---|"
+	for w in t1 t2 p1 p2 p3 hp ht hf; do
+		for s in "${stage_list[@]}"; do
+			f=$(compgen -G "$rundir/$s/measure-r*/guest/$policy/$w/sis.txt") || continue
+			# shellcheck disable=SC2086 # one file per repeat
+			awk -v w="$w" -v s="$s" '
+				{ v[$1] += $2 }
+				END {
+					c = v["calls"]
+					printf "| %s | %s | %d | %.1f%% | %.2f | %.1f%% |\n", w, s, c,
+						c ? 100 * v["util_skip"] / c : 0, c ? v["scanned"] / c : 0,
+						c ? 100 * v["found"] / c : 0
+				}' $f
+		done
+	done
+}
+
 residency_table()
 {
 	local policy=$1 s f
@@ -288,7 +363,7 @@ best_policy()
 	[ -n "$best" ] || return 0
 	echo "The seed's effect is a drop from $first_stage to the series. It is largest under" \
 		"**$best** ($best_drop points, against the mean of the other stages): that is the" \
-		"scan policy that reproduces the seed here. Under 6.1 defaults SIS_UTIL (5.19) cuts" \
+		"scan policy that reproduces the seed here. Under 6.1 defaults SIS_UTIL (v6.0) cuts" \
 		"the idle-CPU scan short once SCHED_IDLE hogs make the LLC look busy, so the series" \
 		"can only act where the scan still runs."
 }
@@ -374,6 +449,18 @@ write_report()
 			pinned_table "$policy"
 			echo
 		fi
+		if has_hackbench "$policy" hp || has_hackbench "$policy" ht || has_hackbench "$policy" hf; then
+			echo "### hackbench (rt-tests), time per run, lower is better"
+			echo "hp: processes over pipes; ht: threads over pipes; both with no SCHED_IDLE task." \
+				"hf: hp beside a SCHED_IDLE hog on every CPU, for the fork path" \
+				"(find_idlest_group_cpu()). A change smaller than the A/A spread is noise."
+			echo
+			hackbench_table "$policy"
+			echo
+		fi
+		echo "### Scan depth (select_idle_cpu())"
+		scan_table "$policy"
+		echo
 	done
 	cat <<-'EOF'
 	## What does not transfer to QEMU, and why

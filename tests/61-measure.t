@@ -3,10 +3,10 @@
 # interleaved repeated boots, trace.dat and rt-app logs per workload, the
 # analyser, and a report whose every figure comes from this run's files.
 . "$(dirname "$0")/lib.sh"
-t_plan 12
+t_plan 13
 
 tool=$BUILD/tools/sched-idle-analyse
-out=$(STAGE="baseline consistent" REPEAT=2 MEASURE_DURATION=2 WORKLOADS=t1,t2 \
+out=$(STAGE="baseline consistent" REPEAT=2 MEASURE_DURATION=2 WORKLOADS=t1,t2,hp \
 	POLICIES=v5.4-scan RUN_ID=test-measure-$$ "$TOP/scripts/qemu-test.sh" 2>&1)
 rc=$?
 t_is "$rc" 0 "qemu-test with the measurement exits 0"
@@ -74,5 +74,14 @@ t_like "$(grep -A3 '^| stage | boots | series_hash' "$report")" "\| baseline \| 
 	"the report's provenance carries this checkout's series hash"
 pols=$(grep -h 'v5.4-scan:t2' "$run"/*/measure-r*/ktap.log | grep -c '^ok ')
 t_is "$pols" 4 "the guest verified every SCHED_IDLE thread's policy (ok v5.4-scan:t2 on 4 boots)"
+# hackbench medians recomputed from the guest's times, repeats pooled.
+bad=""
+for s in baseline consistent; do
+	n=$(cat "$run/$s"/measure-r*/guest/v5.4-scan/hp/hackbench.txt 2>/dev/null | grep -c '^time_s=')
+	m=$(sed -n 's/^time_s=//p' "$run/$s"/measure-r*/guest/v5.4-scan/hp/hackbench.txt 2>/dev/null |
+		sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	[ "$n" = 6 ] && grep -qF "| hp | $s | 6 | $m |" "$report" || bad="$bad $s($n runs, median $m)"
+done
+t_is "${bad:-none}" none "hackbench rows: 3 runs per boot, the medians of this run's times"
 t_like "$(grep -A3 '### 001 Test 2' "$report")" "\| seed without \| seed with \| baseline \| consistent \|" \
 	"seed figures sit beside this run's, labelled as the seed's"

@@ -3,15 +3,21 @@
 # to this guest's CPU count, under each scan policy in turn. Each run
 # leaves a trace.dat (trace-cmd), the rt-app logs and the tid-to-policy
 # map the host's analyser needs under $RESULTS_DIR/POLICY/WORKLOAD/.
+# hp, ht and hf are hackbench (rt-tests) runs for the no-regression
+# check, all over pipes: between processes, between threads, and hp's
+# forks beside SCHED_IDLE hogs on every CPU. They leave hackbench.txt,
+# one time_s line per run, and no trace.
 # Nothing here judges latency: a subtest fails only when a workload did
-# not run as specified (rt-app failed, a SCHED_IDLE thread had another
-# policy, no trace).
+# not run as specified (rt-app or hackbench failed, a SCHED_IDLE thread had
+# another policy, no trace).
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 # shellcheck source=initramfs/lib/workload.sh
 . /lib/workload.sh
 
 FEATURES=/sys/kernel/debug/sched/features
+# Only kernels with the LOCAL scan-statistics patch have it.
+SIS_STATS=/sys/kernel/debug/sched/sis_stats
 DURATION=$(cmdline_arg duration)
 DURATION=${DURATION:-4}
 POLICIES=$(cmdline_arg policies | tr ',' ' ')
@@ -23,6 +29,12 @@ ALL_CPUS="[$(seq -s , 0 $((NCPU - 1)))]"
 # The seed ran 8 CFS and 5 SCHED_IDLE tasks on 8 CPUs: keep the ratios.
 NCFS=$NCPU
 NIDLE=$(((5 * NCPU + 4) / 8))
+# About a second per hackbench run under TCG at -smp 4; three runs each.
+HB_GROUPS=4
+HB_LOOPS=$(cmdline_arg hackbench_loops)
+HB_LOOPS=${HB_LOOPS:-50}
+HB_RUNS=$(cmdline_arg hackbench_runs)
+HB_RUNS=${HB_RUNS:-3}
 
 # The shape of workload $1: "cfs_tasks cfs_cpus run period hogs hog_cpus".
 # t1/t2 are 001's Tests 1 and 2, p1-p3 are 005's Tests 1-3 (the pinned
@@ -55,6 +67,22 @@ restore_policy()
 {
 	echo SIS_UTIL >"$FEATURES"
 	echo NO_SIS_PROP >"$FEATURES"
+}
+
+sis_snapshot()
+{
+	[ -r "$SIS_STATS" ] || return 0
+	cat "$SIS_STATS" >"$1"
+}
+
+# The select_idle_cpu() counters' change between snapshots $1 and $2, and
+# the scan budget at the end, as "name value" lines in $3.
+sis_delta()
+{
+	[ -s "$1" ] || return 0
+	awk 'NR == FNR { before[$1] = $2; next }
+		$1 ~ /^llc/ { print $1 "_" $2, $3; next }
+		($1 in before) { print $1, $2 - before[$1] }' "$1" "$2" >"$3"
 }
 
 start_hogs()
@@ -92,6 +120,57 @@ check_classes()
 		}' "$1"
 }
 
+hackbench_args()
+{
+	case $1 in
+	hp | hf) echo "-P -p -g $HB_GROUPS -l $HB_LOOPS" ;;
+	# Pipes for threads too: tinyconfig has no AF_UNIX sockets.
+	ht) echo "-T -p -g $HB_GROUPS -l $HB_LOOPS" ;;
+	*) return 1 ;;
+	esac
+}
+
+# Run hackbench workload $2 under scan policy $1 into $3.
+measure_hackbench()
+{
+	_args=$(hackbench_args "$2")
+	_dir=$3
+	HOG_PID=
+	rm -rf /tmp/rt-app-hog
+	mkdir -p /tmp/rt-app-hog "$_dir"
+	: >"$_dir/tasks.txt"
+	: >"$_dir/hackbench.txt"
+	if [ "$2" = hf ]; then
+		start_hogs "$NCPU" "$ALL_CPUS" || return 1
+		list_threads "$HOG_PID" >"$_dir/tasks.txt"
+		check_classes "$_dir/tasks.txt" 0 "$NCPU" || return 1
+	fi
+	sis_snapshot /tmp/sis-before
+	for _i in $(seq "$HB_RUNS"); do
+		# shellcheck disable=SC2086 # one word per option
+		if ! hackbench $_args >/tmp/hackbench.out 2>&1; then
+			echo "hackbench $_args failed: $(tail -n 1 /tmp/hackbench.out)"
+			return 1
+		fi
+		_t=$(sed -n 's/^Time: *//p' /tmp/hackbench.out)
+		[ -n "$_t" ] || { echo "hackbench printed no time: $(tail -n 1 /tmp/hackbench.out)"; return 1; }
+		echo "time_s=$_t" >>"$_dir/hackbench.txt"
+	done
+	sis_snapshot /tmp/sis-after
+	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
+	stop_hogs
+	{
+		echo "workload=$2"
+		echo "scan_policy=$1"
+		echo "hackbench=$_args"
+		echo "runs=$HB_RUNS"
+		if [ "$2" = hf ]; then echo "idle_tasks=$NCPU"; else echo "idle_tasks=0"; fi
+		echo "cpus=$NCPU"
+		echo "features=$(cat "$FEATURES")"
+	} >"$_dir/workload.txt"
+	echo "$2 under $1: $(tr '\n' ' ' <"$_dir/hackbench.txt")"
+}
+
 # Run workload $2 under scan policy $1 into $3.
 measure()
 {
@@ -108,6 +187,7 @@ measure()
 	render /workloads/periodic.json /tmp/cfs.json "$4" "$5" "$6" "$7" \
 		"$DURATION" "$2"
 	trace_start || return 1
+	sis_snapshot /tmp/sis-before
 	rt-app /tmp/cfs.json >/tmp/cfs.out 2>&1 &
 	_pid=$!
 	if wait_threads "$_pid" $(($4 + 1)); then
@@ -115,6 +195,8 @@ measure()
 	fi
 	wait "$_pid"
 	_rc=$?
+	sis_snapshot /tmp/sis-after
+	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
 	trace_extract "$_dir/trace.dat" || return 1
 	stop_hogs
 	cp /tmp/rt-app/*.log "$_dir/" 2>/dev/null
@@ -137,7 +219,11 @@ measure_one()
 {
 	set_policy "$1" || return 1
 	_out=0
-	measure "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+	if hackbench_args "$2" >/dev/null; then
+		measure_hackbench "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+	else
+		measure "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+	fi
 	stop_hogs
 	restore_policy
 	return $_out
