@@ -36,13 +36,13 @@ declare -A label
 label[pristine]=packaged
 nlocal=$(local_patches | wc -l)
 total=$(($(series_patches | wc -l) - nlocal))
-i=0
+k=0
 while read -r patch stage; do
-	i=$((i + 1))
 	if local_patches | grep -qxF "$patch"; then
 		label[$stage]=LOCAL
 	else
-		label[$stage]="$((i - nlocal))/$total"
+		k=$((k + 1))
+		label[$stage]="$k/$total"
 	fi
 done < <(series_patches)
 
@@ -59,8 +59,9 @@ for d in $(order); do
 	skip=$(grep -cE '^ok [0-9]+ # SKIP' "$d/ktap.log" || true)
 	fail=$(grep -cE '^not ok [0-9]+' "$d/ktap.log" || true)
 	pass=$(($(grep -cE '^ok [0-9]+' "$d/ktap.log" || true) - skip))
-	notes=$(sed -n 's/^# fast_path: \([0-9]* of [0-9]*\) wakeups stacked.*/fast_path stacked \1/p' \
-		"$d/ktap.log" | head -n1)
+	notes=$(sed -n -e 's/^# \(fast_path[a-z_]*\): \([0-9]* of [0-9]*\) wakeups stacked.*/\1 stacked \2/p' \
+		-e 's/^# load_balance: pulled in [0-9]* of [0-9]* trials, after (ms): */pulled after (ms) /p' \
+		"$d/ktap.log" | paste -sd ';' | sed 's/;/; /g')
 	printf '  %-11s %-9s %-8s %4s %4s %4s  %s\n' "$stage" "${label[$stage]:-?}" "$plan" \
 		"$pass" "$fail" "$skip" "${notes:--}"
 done

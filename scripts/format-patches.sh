@@ -21,13 +21,9 @@ case $version in
 esac
 [ -f "$cover" ] || die "no cover letter text at $cover"
 nlocal=$(local_patches | wc -l)
+nlead=$(leading_local_patches | wc -l)
 nall=$(series_patches | wc -l)
 [ "$nall" -gt "$nlocal" ] || die "the series has nothing to send: every patch is LOCAL"
-# The sendable patches sit on top of the LOCAL ones; one between them
-# would be sent without what it depends on.
-if [ "$(series_patches | head -n "$nlocal" | awk '{ print $1 }')" != "$(local_patches)" ]; then
-	die "LOCAL patches must come first in $SERIES"
-fi
 
 # The changes since the previous version, from the "vN:" section.
 changelog()
@@ -61,16 +57,55 @@ newest_selftest_run()
 results=$("$TOP/scripts/cover-results.sh" "$run")
 
 "$TOP/scripts/prepare-send-tree.sh"
-# The sendable patches start after the last LOCAL one, or at the tree.
-if [ "$nlocal" -gt 0 ]; then
-	base=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${nlocal}p")
+mapfile -t names < <(series_patches | awk '{ print $1 }')
+mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
+# The sendable patches start after the LOCAL ones that open the series,
+# or at the tree.
+if [ "$nlead" -gt 0 ]; then
+	base=${commits[$((nlead - 1))]}
 else
 	base=$(git -C "$tree" rev-parse base)
 fi
 
+# Replay the sendable patches onto the base without the LOCAL ones among
+# them, in the branch "outgoing". One that needs a LOCAL patch fails here,
+# not on the list. The send tree's own branch is checked out again on any
+# exit, so that the next run finds the series where it left it.
+restore_branch()
+{
+	git -C "$tree" cherry-pick --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -f "$branch"
+}
+
+outgoing_branch()
+{
+	local i commit locals
+
+	locals=$(local_patches)
+	trap restore_branch EXIT
+	git -C "$tree" checkout -q -B outgoing "$base"
+	for i in $(seq "$nlead" $((nall - 1))); do
+		grep -qxF "${names[$i]}" <<<"$locals" && continue
+		commit=${commits[$i]}
+		# The original's dates keep the ids reproducible.
+		GIT_COMMITTER_DATE=$(git -C "$tree" log -1 --format=%cD "$commit") \
+			git -C "$tree" cherry-pick "$commit" >/dev/null 2>&1 ||
+			die "${names[$i]} does not apply without the LOCAL patches before it"
+	done
+	restore_branch
+	trap - EXIT
+}
+branch=$(git -C "$tree" symbolic-ref --short HEAD)
+[ "$branch" != outgoing ] || die "$tree is left on branch outgoing; remove $tree to rebuild it"
+head=$branch
+if [ "$nlocal" -gt "$nlead" ]; then
+	outgoing_branch
+	head=outgoing
+fi
+
 rm -rf "$out.tmp"
 git -C "$tree" -c core.abbrev=12 format-patch -q --cover-letter --base="$base" \
-	-v"$version" -o "$out.tmp" "$base..HEAD"
+	-v"$version" -o "$out.tmp" "$base..$head"
 letter=$(ls "$out.tmp"/*0000-cover-letter.patch)
 
 blurb=$out.tmp/blurb

@@ -77,6 +77,20 @@ local_patches()
 	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /LOCAL/ { print $1 }' "$SERIES"
 }
 
+# The LOCAL patches that open the series. The sendable part starts after
+# them; LOCAL patches further down are measuring aids, left out of mail.
+leading_local_patches()
+{
+	local all locals patch
+
+	all=$(series_patches | awk '{ print $1 }')
+	locals=$(local_patches)
+	for patch in $all; do
+		grep -qxF "$patch" <<<"$locals" || break
+		echo "$patch"
+	done
+}
+
 # The git tree make patches and make send-email work from: the packaged
 # kernel and the series as commits (make-tree.sh), rebuilt when the series
 # changes. It is not build/tree, which is the user's to edit.

@@ -3,7 +3,7 @@
 # series leaves pristine alone; an unknown stage is refused.
 . "$(dirname "$0")/lib.sh"
 t_plan 4
-t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest " \
+t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis " \
 	"stages of the series"
 empty=$(mktemp)
 printf '# nothing here\n' >"$empty"

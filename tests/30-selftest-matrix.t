@@ -8,7 +8,7 @@ mapfile -t rows < <(grep -v '^#' "$matrix" | tail -n +2)
 stages=("${cols[@]:1}")
 t_plan $((${#stages[@]} * (${#rows[@]} + 1)))
 
-out=$(PLAN=selftest "$TOP/scripts/qemu-test.sh" 2>&1)
+out=$(PLAN=selftest STAGE="${stages[*]}" "$TOP/scripts/qemu-test.sh" 2>&1)
 t_diag "$(echo "$out" | tail -n $((${#stages[@]} + 2)))"
 run=$RESULTS/latest
 

@@ -126,8 +126,9 @@ t_like "$(echo "$letter" | grep -A1 '^Changes in v2:')" "^- Reworded 2/$n \(test
 	"and the cover letter lists the changes"
 
 # git am onto a fresh checkout of the LOCAL baseline, then compare with
-# the quilt-applied full series.
-local_commit=$(git -C "$(send_tree)" rev-list --reverse base..HEAD | sed -n "$(local_patches | wc -l)p")
+# the quilt-applied full series, less the LOCAL measuring aids further
+# down, which the mails leave out.
+local_commit=$(git -C "$(send_tree)" rev-list --reverse base..HEAD | sed -n "$(leading_local_patches | wc -l)p")
 git clone -q --shared --no-checkout "$(send_tree)" "$tmp/am" &&
 	git -C "$tmp/am" checkout -q "$local_commit" &&
 	git -C "$tmp/am" config user.name "sched-idle test" &&
@@ -149,6 +150,9 @@ t_ok $? "git am applies the received mails to the LOCAL baseline"
 [ -z "$(git -C "$tmp/am" status --porcelain 2>/dev/null)" ] || t_diag "$out"
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 "$TOP/scripts/apply-stage.sh" "$(stage_names | tail -n1)" >/dev/null 2>&1
+for p in $(local_patches | grep -vxF -f <(leading_local_patches)); do
+	git -C "$tmp/am" apply "$PATCHES/$p" || t_diag "LOCAL $p does not apply to the mails"
+done
 differ=$(for d in kernel include tools; do
 	diff -rq "$KDIR/$d" "$tmp/am/$d"
 done 2>&1 | head -n 5)
