@@ -14,6 +14,7 @@ cc) roles=(--no-m) ;;
 esac
 mapfile -t mails < <(find "$(dirname "$2")" -maxdepth 1 -name '*.patch' \
 	! -name '*0000-cover-letter.patch' | sort)
-# Without git history to mine, only MAINTAINERS decides.
-./scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback \
+# Without git history to mine, only MAINTAINERS decides: the send tree
+# holds none of the commits a Fixes: tag names, so --fixes could only fail.
+./scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback --no-fixes \
 	"${roles[@]}" "${mails[@]}"
