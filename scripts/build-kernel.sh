@@ -2,7 +2,7 @@
 # Build the bzImage of the stage $KDIR is at, for one config flavour, into
 # build/kernels/FLAVOUR/STAGE/. One object directory per flavour serves all
 # stages, so moving between stages rebuilds only what the patches touch.
-# usage: build-kernel.sh STAGE [FLAVOUR]   (flavours: smp nosmp debug)
+# usage: build-kernel.sh STAGE [FLAVOUR]   (flavours: smp nosmp debug kasan)
 #        build-kernel.sh --config-only OBJDIR [FLAVOUR]
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"

@@ -147,12 +147,45 @@ series_hash()
 	} | sha256sum | cut -c1-16
 }
 
+# The guest's view of a QEMU -smp string, as "cpus,sockets,threads": the
+# CPUs online at boot, the packages, and the threads per core. Missing
+# values follow QEMU's machine_parse_smp_config(), which since 6.2 fills
+# in cores before sockets: sockets, dies, clusters and threads default
+# to 1, and the CPUs online are cpus=, else maxcpus=, else the product of
+# the topology. Dies and clusters share a package, so they change only
+# the count.
+smp_topology()
+{
+	local k v cpus=0 max=0 s=1 d=1 cl=1 c=1 t=1 IFS=,
+
+	for k in $1; do
+		v=${k#*=}
+		case $v in
+		"" | *[!0-9]*) die "SMP=$1: '$k' is not a count" ;;
+		esac
+		case $k in
+		cpus=* | [0-9]*) cpus=$v ;;
+		maxcpus=*) max=$v ;;
+		sockets=*) s=$v ;;
+		dies=*) d=$v ;;
+		clusters=*) cl=$v ;;
+		cores=*) c=$v ;;
+		threads=*) t=$v ;;
+		*) die "SMP=$1: unknown key '${k%%=*}'" ;;
+		esac
+	done
+	[ "$cpus" != 0 ] || cpus=$max
+	[ "$cpus" != 0 ] || cpus=$((s * d * cl * c * t))
+	echo "$cpus,$s,$t"
+}
+
 # The config fragments of a kernel flavour, in merge order.
 flavour_fragments()
 {
 	case $1 in
 	smp) echo "$TOP/configs/sched-idle.config" ;;
 	nosmp|debug) echo "$TOP/configs/sched-idle.config $TOP/configs/$1.config" ;;
+	kasan) echo "$TOP/configs/sched-idle.config $TOP/configs/debug.config $TOP/configs/kasan.config" ;;
 	*) die "unknown kernel flavour '$1'" ;;
 	esac
 }

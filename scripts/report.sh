@@ -213,26 +213,33 @@ has_hackbench()
 # hackbench: per stage the median time of all runs, the per-boot medians
 # (their spread is this machine's noise floor) and the change against the
 # first stage.
+# The spread of per-boot medians, "a / b / c", as a share of their mean.
+aa_spread()
+{
+	tr '/' '\n' | awk 'NF {
+		v = $1 + 0; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v; sum += v }
+		END { if (n < 2 || sum == 0) print "-"; else printf "%.0f%%", 100 * (hi - lo) / (sum / n) }'
+}
+
 hackbench_table()
 {
-	local policy=$1 w s r m ref each spread
+	local policy=$1 w s r m ref each times
 
 	echo "| workload | stage | runs | median (s) | per boot | A/A spread | vs $first_stage |"
 	echo "|---|---|---|---|---|---|---|"
 	for w in hp ht hf; do
 		has_hackbench "$policy" "$w" || continue
-		ref=$(hb_times "$rundir/$first_stage"/measure-r*/guest/"$policy/$w"/hackbench.txt | median)
+		ref=""
 		for s in "${stage_list[@]}"; do
-			m=$(hb_times "$rundir/$s"/measure-r*/guest/"$policy/$w"/hackbench.txt | median)
+			times=$(hb_times "$rundir/$s"/measure-r*/guest/"$policy/$w"/hackbench.txt)
+			m=$(printf "%s" "$times" | median)
+			ref=${ref:-$m}
 			each=""
 			for r in $(reps "$s"); do
 				each="$each${each:+ / }$(hb_times "$r/guest/$policy/$w/hackbench.txt" | median)"
 			done
-			spread=$(echo "$each" | tr '/' '\n' | awk 'NF {
-				v = $1 + 0; if (n++ == 0 || v < lo) lo = v; if (v > hi) hi = v; sum += v }
-				END { if (n < 2 || sum == 0) print "-"; else printf "%.0f%%", 100 * (hi - lo) / (sum / n) }')
-			echo "| $w | $s | $(hb_times "$rundir/$s"/measure-r*/guest/"$policy/$w"/hackbench.txt | wc -l) |" \
-				"$m | $each | $spread |" \
+			echo "| $w | $s | $(printf "%s" "$times" | grep -c .) |" \
+				"$m | $each | $(echo "$each" | aa_spread) |" \
 				"$(awk -v a="$m" -v b="$ref" 'BEGIN { if (b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "-" }') |"
 		done
 	done

@@ -29,21 +29,8 @@ case $smp in
 *[!0-9]*|"") die "SMP=$smp: give a CPU count or a full -smp string" ;;
 *) smp="$smp,sockets=1,cores=$smp,threads=1" ;;
 esac
-# sockets,cores,threads for the guest's own check of what it got.
-topo_of()
-{
-	local k s=1 c=1 t=1 IFS=,
-
-	for k in $1; do
-		case $k in
-		sockets=*) s=${k#*=} ;;
-		cores=*) c=${k#*=} ;;
-		threads=*) t=${k#*=} ;;
-		esac
-	done
-	echo "$s,$c,$t"
-}
-topo=$(topo_of "$smp")
+# What the guest checks it got: CPUs online, packages, threads per core.
+topo=$(smp_topology "$smp")
 
 # /dev/kvm may exist and still not work (here QEMU aborts setting MSRs when
 # the first vCPU starts, which under host load can take seconds). Only a

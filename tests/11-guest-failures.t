@@ -2,7 +2,7 @@
 # run-qemu.sh tells a kernel crash, a hang, a failing subtest and a kernel
 # splat apart, by exit code and by message, and keeps the console.
 . "$(dirname "$0")/lib.sh"
-t_plan 14
+t_plan 15
 ensure_kernel pristine || { echo "Bail out! cannot build pristine"; exit 1; }
 "$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
 kernel=$(kernel_dir pristine smp)/bzImage
@@ -40,6 +40,9 @@ t_like "$out" "^error: kernel failure .*WARNING: CPU: 0 PID: 1" "and shows the W
 
 run smoke SMP=2
 t_like "$(cat "$tmp/smoke/ktap.log")" "^ok 1 topology" "SMP=2 gives the guest 2 CPUs"
+# Two dies in one package: 4 CPUs, 1 package, which the guest must expect.
+run smoke SMP=cpus=4,sockets=1,dies=2,cores=2,threads=1
+t_like "$(cat "$tmp/smoke/ktap.log")" "^ok 1 topology" "SMP= with dies= is checked as QEMU builds it"
 
 # maxcpus=3 leaves a vCPU offline, as a missed bring-up deadline would.
 run smoke APPEND=maxcpus=3

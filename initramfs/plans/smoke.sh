@@ -11,12 +11,12 @@ LOGDIR=/tmp/rt-app
 
 check_topology()
 {
-	_s=${TOPO%%,*}
+	# cpus,sockets,threads (scripts/lib.sh smp_topology)
+	_want=${TOPO%%,*}
 	_t=${TOPO##*,}
-	_c=${TOPO#*,}
-	_c=${_c%,*}
+	_s=${TOPO#*,}
+	_s=${_s%,*}
 	_cpus=$(nproc)
-	_want=$((_s * _c * _t))
 	_pkgs=$(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id |
 		sort -u | wc -l)
 	_thr=$(tr ',' '\n' </sys/devices/system/cpu/cpu0/topology/thread_siblings_list |

@@ -12,6 +12,7 @@
 
 DURATION=$(cmdline_arg duration)
 DURATION=${DURATION:-60}
+KASAN=$(cmdline_arg kasan)
 NCPU=$(nproc)
 CG=/sys/fs/cgroup/sched_idle_stress
 OPS=/tmp/ops
@@ -166,6 +167,14 @@ check_lockdep()
 	[ "$_on" = 1 ]
 }
 
+# make stress KASAN=1 asks for it: a kernel that booted without the
+# shadow memory would pass the run having checked no access.
+check_kasan()
+{
+	[ "$KASAN" = 1 ] || { echo "not asked for"; return 4; }
+	dmesg | grep -m1 'KernelAddressSanitizer initialized'
+}
+
 # chrt sets the policy after the fork, so give each hog a moment.
 check_idle_hogs()
 {
@@ -206,9 +215,10 @@ check_responsive()
 	[ "$(timeout 10 sh -c 'echo alive')" = alive ]
 }
 
-ktap_begin 12
+ktap_begin 13
 echo "# stress: $DURATION s on $NCPU CPUs"
 ktap_check lockdep check_lockdep
+ktap_check kasan check_kasan
 mkdir -p "$CG"
 echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
 

@@ -1,0 +1,46 @@
+#!/bin/bash
+# make stress can fail: on a debug kernel that forgets to take a throttled
+# group's SCHED_IDLE tasks out of idle_h_nr_running (tests/31's mutant),
+# the stress plan's cpu.max throttling leaves a count behind, the drain
+# check fails and the run exits 1, with every other check still passing.
+. "$(dirname "$0")/lib.sh"
+t_plan 5
+tmp=$(mktemp -d)
+cleanup()
+{
+	SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+	rm -rf "$tmp" "$(kernel_dir mutant debug)"
+}
+trap cleanup EXIT
+"$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
+
+# On top of balance, the last stage tests/50 stresses, so that the debug
+# object directory rebuilds only fair.c.
+mkdir -p "$tmp/a/kernel/sched" "$tmp/b/kernel/sched" "$tmp/patches"
+cp "$PATCHES"/*.patch "$tmp/patches/"
+awk '{ print } / # stage: balance$/ { exit }' "$SERIES" >"$tmp/series"
+echo "9999-mutant.patch # stage: mutant" >>"$tmp/series"
+export SERIES=$tmp/series PATCHES=$tmp/patches
+"$TOP/scripts/apply-stage.sh" balance >/dev/null 2>&1
+cp "$KDIR/kernel/sched/fair.c" "$tmp/a/kernel/sched/"
+awk '/qcfs_rq->idle_h_nr_running -= idle_task_delta;/ && !done { done = 1; next } { print }' \
+	"$tmp/a/kernel/sched/fair.c" >"$tmp/b/kernel/sched/fair.c"
+(cd "$tmp" && diff -u a/kernel/sched/fair.c b/kernel/sched/fair.c) >"$tmp/patches/9999-mutant.patch"
+t_is "$(grep -c '^-.*idle_h_nr_running -= idle_task_delta' "$tmp/patches/9999-mutant.patch")" 1 \
+	"mutant patch drops one throttle update"
+
+out=$( { "$TOP/scripts/apply-stage.sh" mutant && "$TOP/scripts/build-kernel.sh" mutant debug; } 2>&1)
+t_ok $? "mutant debug kernel builds"
+[ -f "$(kernel_dir mutant debug)/bzImage" ] || t_diag "$out"
+"$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
+rc=0
+out=$(STAGE=mutant TIMEOUT=300 APPEND=sched_idle.duration=20 "$TOP/scripts/run-qemu.sh" \
+	"$(kernel_dir mutant debug)/bzImage" stress "$tmp/run" 2>&1) || rc=$?
+ktap=$(cat "$tmp/run/ktap.log" 2>/dev/null)
+t_is "$rc" 1 "the stress run fails as a test failure, not a crash or a timeout"
+t_like "$ktap" "^not ok [0-9]+ idle_h_nr_running_drained" \
+	"idle_h_nr_running_drained fails on the mutant"
+t_is "$(echo "$ktap" | grep '^not ok' | grep -cv idle_h_nr_running_drained)" 0 \
+	"and no other check of the plan does"
+[ "$rc" = 1 ] || t_diag "$out"
+t_diag "$(echo "$ktap" | grep -B1 '^not ok')"
