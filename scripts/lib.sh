@@ -148,20 +148,19 @@ series_hash()
 }
 
 # The guest's view of a QEMU -smp string, as "cpus,sockets,threads": the
-# CPUs online at boot, the packages, and the threads per core. Missing
-# values follow QEMU's machine_parse_smp_config(), which since 6.2 fills
-# in cores before sockets: sockets, dies, clusters and threads default
-# to 1, and the CPUs online are cpus=, else maxcpus=, else the product of
-# the topology. Dies and clusters share a package, so they change only
-# the count.
+# CPUs online at boot, the packages they span, and the threads per core.
+# Missing values are derived as QEMU 7.2's machine_parse_smp_config() does
+# for x86 (cores preferred over sockets since 6.2). CPUs are numbered
+# package by package, so the first cpus of them span only as many
+# packages as they fill. Dies and clusters share a package.
 smp_topology()
 {
-	local k v cpus=0 max=0 s=1 d=1 cl=1 c=1 t=1 IFS=,
+	local k v cpus=0 max=0 s=0 d=1 cl=1 c=0 t=0 per IFS=,
 
 	for k in $1; do
 		v=${k#*=}
 		case $v in
-		"" | *[!0-9]*) die "SMP=$1: '$k' is not a count" ;;
+		"" | 0* | *[!0-9]*) die "SMP=$1: '$k' is not a count" ;;
 		esac
 		case $k in
 		cpus=* | [0-9]*) cpus=$v ;;
@@ -174,8 +173,27 @@ smp_topology()
 		*) die "SMP=$1: unknown key '${k%%=*}'" ;;
 		esac
 	done
+	if [ "$cpus" = 0 ] && [ "$max" = 0 ]; then
+		[ "$s" != 0 ] || s=1
+		[ "$c" != 0 ] || c=1
+		[ "$t" != 0 ] || t=1
+	else
+		[ "$max" != 0 ] || max=$cpus
+		if [ "$c" = 0 ]; then
+			[ "$s" != 0 ] || s=1
+			[ "$t" != 0 ] || t=1
+			c=$((max / (s * d * cl * t)))
+		elif [ "$s" = 0 ]; then
+			[ "$t" != 0 ] || t=1
+			s=$((max / (d * cl * c * t)))
+		fi
+		[ "$t" != 0 ] || t=$((max / (s * d * cl * c)))
+	fi
+	[ "$max" != 0 ] || max=$((s * d * cl * c * t))
 	[ "$cpus" != 0 ] || cpus=$max
-	[ "$cpus" != 0 ] || cpus=$((s * d * cl * c * t))
+	per=$((d * cl * c * t))
+	[ "$per" != 0 ] || die "SMP=$1: no CPU in that topology"
+	[ $(((cpus + per - 1) / per)) -ge "$s" ] || s=$(((cpus + per - 1) / per))
 	echo "$cpus,$s,$t"
 }
 

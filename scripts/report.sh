@@ -210,9 +210,6 @@ has_hackbench()
 	compgen -G "$rundir/$first_stage/measure-r*/guest/$1/$2/hackbench.txt" >/dev/null
 }
 
-# hackbench: per stage the median time of all runs, the per-boot medians
-# (their spread is this machine's noise floor) and the change against the
-# first stage.
 # The spread of per-boot medians, "a / b / c", as a share of their mean.
 aa_spread()
 {
@@ -221,6 +218,9 @@ aa_spread()
 		END { if (n < 2 || sum == 0) print "-"; else printf "%.0f%%", 100 * (hi - lo) / (sum / n) }'
 }
 
+# hackbench: per stage the median time of all runs, the per-boot medians
+# (their spread is this machine's noise floor) and the change against the
+# first stage.
 hackbench_table()
 {
 	local policy=$1 w s r m ref each times

@@ -2,10 +2,11 @@
 # smp_topology reads an SMP= string the way QEMU does, so that the guest's
 # CPU check (initramfs/init, the smoke plan) expects what QEMU will give:
 # dies and clusters multiply the count but not the packages, cpus= and
-# maxcpus= win over the product, and a missing value is 1. The oracle is
-# QEMU itself, started paused: its monitor lists the CPUs it created.
+# maxcpus= win over the product, missing values are derived from them,
+# and CPUs left offline leave their packages empty. The oracle is QEMU
+# itself, started paused: its monitor lists the CPUs it created.
 . "$(dirname "$0")/lib.sh"
-t_plan 11
+t_plan 16
 
 # qemu_topology SMP: cpus,sockets,threads of the machine QEMU builds.
 qemu_topology()
@@ -27,12 +28,14 @@ qemu_topology()
 
 for smp in 4,sockets=1,cores=4,threads=1 cpus=4,sockets=1,dies=2,cores=2,threads=1 \
 	sockets=2,dies=2,cores=2 sockets=1,cores=2,threads=2 \
-	6,maxcpus=8,sockets=2,cores=4 maxcpus=8,sockets=2,cores=4 4,sockets=2; do
+	6,maxcpus=8,sockets=2,cores=4 maxcpus=8,sockets=2,cores=4 4,sockets=2 \
+	8,cores=4 4,cores=2 maxcpus=8,cores=4 8,sockets=2,cores=2 \
+	3,maxcpus=8,sockets=2,cores=4; do
 	t_is "$(smp_topology "$smp" 2>&1)" "$(qemu_topology "$smp")" \
 		"SMP=$smp: cpus,sockets,threads as QEMU builds them"
 done
-# QEMU 7.2's x86 machines refuse clusters=; later ones take them, inside
-# a die.
+# QEMU 7.2's x86 machines refuse clusters=, so no oracle here; later ones
+# take them, inside a die.
 t_is "$(smp_topology clusters=2,cores=2 2>&1)" 4,1,1 "clusters multiply the count, not the packages"
 t_like "$(smp_topology 4,cores=two 2>&1)" "^error: SMP=4,cores=two: 'cores=two' is not a count$" \
 	"a value that is not a count is refused"
