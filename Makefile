@@ -1,19 +1,17 @@
 # Entry points only; each target runs one script from scripts/.
-# Variables: KDIR=, SMP=, STAGE=, PLAN=, TIMEOUT=, V=, RUN=, TO=, CC=,
-# FROM=, SMTP_SERVER=, SMTP_PORT=, DRY_RUN=, DURATION=, PANIC_ON_WARN=, KASAN=,
-# MEASURE=, MEASURE_STAGES=, REPEAT=, MEASURE_DURATION=, WORKLOADS=,
-# POLICIES=, HACKBENCH_RUNS=, HACKBENCH_LOOPS= (see README.md).
+# The variables, their defaults and their checks are in scripts/variables
+# (and the README); every script checks them before any work.
 SHELL := /bin/bash
-export KDIR SMP STAGE PLAN TIMEOUT V RUN TO FROM SMTP_SERVER SMTP_PORT DRY_RUN \
-	DURATION PANIC_ON_WARN KASAN MEASURE MEASURE_STAGES REPEAT MEASURE_DURATION \
-	WORKLOADS POLICIES HACKBENCH_RUNS HACKBENCH_LOOPS
+# CC is make's C compiler too: send-email takes it only from the command line.
+export $(filter-out CC,$(shell sed -n 's/^\([A-Z_]*\)|.*/\1/p' scripts/variables))
 
-.PHONY: help qemu-test check stress shell tree refresh patches send-email clean
+.PHONY: help qemu-test check check-quick stress shell tree refresh patches send-email clean
 
 help:
 	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke),"
 	@echo "                 then measure baseline against the series (report.md)"
-	@echo "make check       install test deps and run the test suite (prove)"
+	@echo "make check       install test deps and run the whole test suite (prove)"
+	@echo "make check-quick the tests that need no kernel build and no boot"
 	@echo "make stress      debug kernels, stress plan for DURATION s per stage"
 	@echo "make shell       interactive guest on STAGE (default pristine)"
 	@echo "make tree        git tree of the series in build/tree"
@@ -26,6 +24,9 @@ qemu-test:
 
 check:
 	@scripts/check.sh
+
+check-quick:
+	@scripts/check.sh --quick
 
 stress:
 	@scripts/stress.sh

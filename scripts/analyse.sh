@@ -31,17 +31,22 @@ analyse_one()
 }
 
 n=0
-for d in "$rundir"/*/measure-r*/guest/*/*/; do
-	d=${d%/}
-	# hackbench runs leave times, read by report.sh, and no trace.
-	if [ -f "$d/hackbench.txt" ]; then
+# The measurement boots, from the run's boots.tsv; in each, one folder per
+# scan policy and workload.
+while IFS=$'\t' read -r _ boot; do
+	for d in "$boot"/guest/*/*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		# hackbench runs leave times, read by report.sh, and no trace.
+		if [ -f "$d/hackbench.txt" ]; then
+			n=$((n + 1))
+			continue
+		fi
+		[ -f "$d/trace.dat" ] || die "no trace.dat in $d"
+		analyse_one "$d"
 		n=$((n + 1))
-		continue
-	fi
-	[ -f "$d/trace.dat" ] || die "no trace.dat in $d"
-	analyse_one "$d"
-	n=$((n + 1))
-done
+	done
+done < <(run_boots "$rundir" measure)
 [ "$n" -gt 0 ] || die "no measurements in $rundir"
 info "  analysed $n measurements"
 

@@ -31,10 +31,10 @@ make_config()
 {
 	# shellcheck disable=SC2086 # one word per fragment
 	{
-		make -C "$KDIR" O="$gen" tinyconfig &&
+		kmake -C "$KDIR" O="$gen" tinyconfig &&
 		"$KDIR/scripts/kconfig/merge_config.sh" -m -O "$gen" \
 			"$gen/.config" $fragments &&
-		make -C "$KDIR" O="$gen" olddefconfig
+		kmake -C "$KDIR" O="$gen" olddefconfig
 	} >"$BUILD/logs/config-$flavour.log" 2>&1 ||
 		die "config generation failed (see $BUILD/logs/config-$flavour.log)"
 	# shellcheck disable=SC2086
@@ -51,7 +51,7 @@ first_error()
 make_config
 [ -z "$config_only" ] || exit 0
 info "building $flavour kernel for stage $stage (log: $log)"
-if ! make -C "$KDIR" O="$obj" -j"$jobs" bzImage >"$log" 2>&1; then
+if ! kmake -C "$KDIR" O="$obj" -j"$jobs" bzImage >"$log" 2>&1; then
 	die "build of stage $stage ($flavour) failed: $(first_error)"
 fi
 rm -rf "$out.tmp"

@@ -12,22 +12,20 @@ run=$(cd "$1" 2>/dev/null && pwd -P) || die "no results run at $1"
 [ "$(cat "$run/status" 2>/dev/null)" = complete ] ||
 	die "results run $run is not complete; run 'make qemu-test' first"
 
-# One directory per stage and plan: RUN/STAGE/PLAN/.
-mapfile -t dirs < <(find "$run" -mindepth 3 -maxdepth 3 -name provenance -printf '%h\n' | sort)
-[ ${#dirs[@]} -gt 0 ] || die "results run $run has no stage results"
+# The run's boots of the short plans (smoke, selftest), each judged into
+# result.json by scripts/judge.py; the measurement has its own report.
+mapfile -t dirs < <(run_boots "$run" | awk -F'\t' '$2 !~ /\/measure-r[0-9]+$/ { print $2 }')
+[ ${#dirs[@]} -gt 0 ] || die "results run $run has no judged stage results"
 
 prov()
 {
 	sed -n "s/^$2=//p" "$1/provenance" | head -n1
 }
 
+# In the order they ran, which is the series' order.
 order()
 {
-	local stage
-
-	for stage in $(stage_names); do
-		printf '%s\n' "${dirs[@]}" | grep "/$stage/[^/]*$" || true
-	done
+	printf '%s\n' "${dirs[@]}"
 }
 
 # What a stage is, in the numbering of the mails: the packaged tree, the
@@ -52,18 +50,26 @@ echo "$(prov "$first" accel), -smp $(prov "$first" smp), results run"
 echo "$(basename "$run"), series $(prov "$first" series_hash). Guest times under"
 echo "TCG follow the host's load; the decisions are what the tests assert."
 echo
-printf '  %-11s %-9s %-8s %4s %4s %4s  %s\n' stage tree plan pass fail skip "selftest figures"
+echo "Verdicts compare each subtest with the expected matrix: \"expected"
+echo "fail\" is a subtest that fails on that tree as the matrix predicts."
+echo
+printf '  %-12s %-8s %-8s %4s %4s %4s  %s\n' stage tree plan pass fail skip verdict
 for d in $(order); do
 	stage=$(basename "$(dirname "$d")")
 	plan=$(basename "$d")
-	skip=$(grep -cE '^ok [0-9]+ # SKIP' "$d/ktap.log" || true)
-	fail=$(grep -cE '^not ok [0-9]+' "$d/ktap.log" || true)
-	pass=$(($(grep -cE '^ok [0-9]+' "$d/ktap.log" || true) - skip))
-	notes=$(sed -n -e 's/^# \(fast_path[a-z_]*\): \([0-9]* of [0-9]*\) wakeups stacked.*/\1 stacked \2/p' \
-		-e 's/^# load_balance: pulled in [0-9]* of [0-9]* trials, after (ms): */pulled after (ms) /p' \
-		"$d/ktap.log" | paste -sd ';' | sed 's/;/; /g')
-	printf '  %-11s %-9s %-8s %4s %4s %4s  %s\n' "$stage" "${label[$stage]:-?}" "$plan" \
-		"$pass" "$fail" "$skip" "${notes:--}"
+	read -r pass fail skip < <(python3 "$TOP/scripts/judge.py" --subtests "$d/result.json" |
+		awk -F'\t' '{ n[$2]++ } END { print n["pass"] + 0, n["fail"] + 0, n["skip"] + 0 }')
+	printf '  %-12s %-8s %-8s %4s %4s %4s  %s\n' "$stage" "${label[$stage]:-?}" "$plan" \
+		"$pass" "$fail" "$skip" "$(python3 "$TOP/scripts/judge.py" --show "$d/result.json" summary)"
+done
+echo
+echo "Selftest figures:"
+for d in $(order); do
+	notes=$(python3 "$TOP/scripts/judge.py" --diagnostics "$d/result.json" | sed -n \
+		-e 's/^\(fast_path[a-z_]*\): \([0-9]* of [0-9]*\) wakeups stacked.*/\1 stacked \2/p' \
+		-e 's/^load_balance: pulled in [0-9]* of [0-9]* trials, after (ms): */pulled after (ms) /p' |
+		paste -sd ';' | sed 's/;/; /g')
+	[ -z "$notes" ] || printf '  %-12s %s\n' "$(basename "$(dirname "$d")")" "$notes"
 done
 
 # wu_lat is the last column of an rt-app 1.0 log line.

@@ -7,7 +7,7 @@ set -eu -o pipefail
 run_pkgs="linux-source-6.1 xz-utils quilt make gcc libc6-dev bison flex bc
 libelf-dev libssl-dev cpio python3 util-linux qemu-system-x86 busybox-static
 rt-app trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev pkg-config
-gnuplot-nox rt-tests"
+gnuplot-nox rt-tests ccache"
 send_pkgs="linux-source-6.1 xz-utils git perl git-email libmailtools-perl"
 check_pkgs="perl sparse shellcheck git $send_pkgs python3-aiosmtpd"
 

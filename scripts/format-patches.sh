@@ -7,18 +7,17 @@
 #      OUTGOING (default build/outgoing)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+check_settings
 
-version=${V:-1}
-run=${RUN:-}
+version=$(setting V)
+run=$(setting RUN)
+# RUN= names a run in results/ or gives its path.
+[ -z "$run" ] || [ -d "$run" ] || run=$RESULTS/$run
 out=${OUTGOING:-$BUILD/outgoing}
 tree=$(send_tree)
 cover=$PATCHES/cover-letter
 changes=$PATCHES/changes
 
-case $version in
-[1-9] | [1-9][0-9]) ;;
-*) die "V=$version: give the series version as a number, e.g. V=2" ;;
-esac
 [ -f "$cover" ] || die "no cover letter text at $cover"
 nlocal=$(local_patches | wc -l)
 nlead=$(leading_local_patches | wc -l)
@@ -47,7 +46,7 @@ newest_selftest_run()
 
 	for d in $(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | sort -r); do
 		[ "$(cat "$RESULTS/$d/status" 2>/dev/null)" = complete ] || continue
-		compgen -G "$RESULTS/$d/*/selftest/ktap.log" >/dev/null || continue
+		[ -n "$(run_boots "$RESULTS/$d" selftest)" ] || continue
 		echo "$RESULTS/$d"
 		return
 	done

@@ -11,6 +11,134 @@ SERIES=${SERIES:-$TOP/series}
 PATCHES=${PATCHES:-$TOP/patches}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
+# The user's variables, their defaults and their checks: scripts/variables.
+VARIABLES=$TOP/scripts/variables
+
+# "NAME|DEFAULT|CHECK" for every variable of scripts/variables.
+variable_table()
+{
+	awk -F'|' '/^[ \t]*(#|$)/ { next } { print $1 "|" $2 "|" $3 }' "$VARIABLES"
+}
+
+# The value of variable $1, or its default from scripts/variables.
+setting()
+{
+	local name dflt
+
+	if [ -n "${!1:-}" ]; then
+		echo "${!1}"
+		return
+	fi
+	while IFS='|' read -r name dflt _; do
+		[ "$name" != "$1" ] || { echo "$dflt"; return; }
+	done < <(variable_table)
+	die "internal: $1 is not in $VARIABLES"
+}
+
+# Refuse value $2 of variable $1 with one line naming what is accepted.
+bad_value()
+{
+	error "$1=$2: $3"
+	exit 2
+}
+
+# Check value $2 of variable $1 against kind $3.
+check_value()
+{
+	local name=$1 v=$2 kind=$3 w known
+
+	case $kind in
+	any) ;;
+	bool)
+		case $v in 0|1) ;; *) bad_value "$name" "$v" "want 0 or 1" ;; esac ;;
+	count)
+		case $v in "" | 0* | *[!0-9]*) bad_value "$name" "$v" "want a whole number of 1 or more" ;; esac ;;
+	seconds)
+		case $v in "" | 0* | *[!0-9]*) bad_value "$name" "$v" "want whole seconds, 1 or more" ;; esac ;;
+	port)
+		case $v in "" | 0* | *[!0-9]*) bad_value "$name" "$v" "want a TCP port number" ;; esac
+		[ "$v" -le 65535 ] || bad_value "$name" "$v" "want a TCP port number" ;;
+	version)
+		case $v in [1-9] | [1-9][0-9]) ;; *) bad_value "$name" "$v" "give the series version as a number, e.g. V=2" ;; esac ;;
+	memsize)
+		[[ $v =~ ^[1-9][0-9]*[MG]?$ ]] || bad_value "$name" "$v" "want a size such as 512M or 1G" ;;
+	accel)
+		case $v in kvm | tcg | tcg,thread=multi | tcg,thread=single) ;;
+		*) bad_value "$name" "$v" "want kvm, tcg, tcg,thread=multi or tcg,thread=single" ;; esac ;;
+	smp)
+		smp_string "$v" >/dev/null ;;
+	stages)
+		known=$(stage_names | paste -sd ' ')
+		[ -n "${v// /}" ] || bad_value "$name" "$v" "want one or more of: $known"
+		for w in $v; do
+			grep -qxF -- "$w" < <(stage_names) ||
+				bad_value "$name" "$v" "no stage '$w'; stages: $known"
+		done ;;
+	plan)
+		known=$(plan_names | paste -sd ' ')
+		grep -qxF -- "$v" < <(plan_names) ||
+			bad_value "$name" "$v" "no plan '$v'; plans: $known" ;;
+	workloads)
+		list_of "$name" "$v" "t1 t2 p1 p2 p3 hp ht hf" ;;
+	policies)
+		list_of "$name" "$v" "defaults v5.4-scan" ;;
+	kdir)
+		# The default tree is unpacked later, by prepare-tree.sh.
+		[ "$v" = "$DEFAULT_KDIR" ] || [ -d "$v" ] || bad_value "$name" "$v" "no such directory" ;;
+	run)
+		[ -d "$v" ] || [ -d "$RESULTS/$v" ] ||
+			bad_value "$name" "$v" "no results run there or in $RESULTS" ;;
+	tests)
+		for w in $v; do
+			[ -f "$TOP/$w" ] || [ -f "$w" ] ||
+				bad_value "$name" "$v" "no test file '$w' (tests are tests/*.t)"
+		done ;;
+	*) die "internal: unknown check '$kind' for $name" ;;
+	esac
+}
+
+# Comma-separated names from a fixed set, each once, none empty.
+list_of()
+{
+	local w seen=,
+
+	[ -n "$2" ] || bad_value "$1" "$2" "want a comma-separated list of: $3"
+	case $2 in ,* | *, | *,,*) bad_value "$1" "$2" "want a comma-separated list of: $3" ;; esac
+	for w in ${2//,/ }; do
+		case " $3 " in
+		*" $w "*) ;;
+		*) bad_value "$1" "$2" "no '$w'; want a comma-separated list of: $3" ;;
+		esac
+		case $seen in *",$w,"*) bad_value "$1" "$2" "'$w' is named twice" ;; esac
+		seen="$seen$w,"
+	done
+}
+
+# The guest plans in the initramfs (make shell's "shell" is not one).
+plan_names()
+{
+	local f
+
+	for f in "$TOP"/initramfs/plans/*.sh; do
+		f=${f##*/}
+		echo "${f%.sh}"
+	done
+}
+
+# Check every variable the user set, before any work: one error line and
+# exit status 2 for the first bad one.
+check_settings()
+{
+	local name dflt kind
+
+	while IFS='|' read -r name dflt kind; do
+		[ -n "${!name+set}" ] || continue
+		# make passes every exported variable, set or not, as empty.
+		[ -n "${!name}" ] || continue
+		check_value "$name" "${!name}" "$kind"
+	done < <(variable_table)
+}
+
 # Kernel command line for plans that trace (measure, fixtures): the sched
 # events on from boot, so that no tracepoint is patched in at run time
 # (initramfs/lib/workload.sh says why), with 4 MB of buffer per CPU.
@@ -121,6 +249,18 @@ stage_patch()
 	die "unknown stage '$want' (stages: $(stage_names | tr '\n' ' '))"
 }
 
+# True when STAGE's patch changes what a kernel is built from: a patch
+# that touches only tools/ (the selftest) leaves the stage before's kernel.
+stage_changes_kernel()
+{
+	local patch
+
+	patch=$(stage_patch "$1")
+	[ -n "$patch" ] || return 0
+	sed -n -e 's|^+++ b/\([^\t ]*\).*|\1|p' -e 's|^--- a/\([^\t ]*\).*|\1|p' "$PATCHES/$patch" |
+		grep -qv '^tools/'
+}
+
 # A hash of everything a stage's source depends on: the series up to and
 # including the stage's patch, with the patches' contents.
 stage_source_hash()
@@ -197,6 +337,84 @@ smp_topology()
 	echo "$cpus,$s,$t"
 }
 
+# SMP= as QEMU's -smp takes it: a CPU count N means one package of N
+# cores; a full string is checked as the guest will see it.
+smp_string()
+{
+	local smp=$1
+
+	case $smp in
+	*=*) ;;
+	"" | 0* | *[!0-9]*) bad_value SMP "$smp" "give a CPU count or a full -smp string, e.g. SMP=4 or SMP=4,sockets=2" ;;
+	*) smp="$smp,sockets=1,cores=$smp,threads=1" ;;
+	esac
+	(smp_topology "$smp" >/dev/null) 2>/dev/null ||
+		bad_value SMP "$1" "$( (smp_topology "$smp" 2>&1 >/dev/null) | sed 's/^error: SMP=[^:]*: //')"
+	echo "$smp"
+}
+
+# /dev/kvm may exist and still not work (here QEMU aborts setting MSRs when
+# the first vCPU starts, which under host load can take seconds). Only a
+# guest that boots proves it: kernel $1, without an initramfs, panics for
+# want of a root file system and reboots, which -no-reboot turns into a
+# clean exit.
+probe_accel()
+{
+	if [ -n "${ACCEL:-}" ]; then
+		echo "$ACCEL"
+		return
+	fi
+	if [ -w /dev/kvm ] && timeout 60 qemu-system-x86_64 -accel kvm -M q35 \
+		-cpu max -m 256M -smp 1 -kernel "$1" -nodefaults \
+		-display none -no-reboot -nic none -serial none \
+		-append "panic=-1 console=ttyS0" >/dev/null 2>&1; then
+		echo kvm
+		return
+	fi
+	echo tcg,thread=multi
+}
+
+# The one QEMU command line of every boot and of make shell, in the array
+# QEMU_CMD. usage: qemu_command ACCEL SMP KERNEL CMDLINE SERIAL SHARE
+# SMP is a full -smp string; SHARE is the folder the guest sees as
+# /results, read-only under RESULTS_RO=1. The guest has no network.
+qemu_command()
+{
+	# shellcheck disable=SC2034 # the callers' array
+	QEMU_CMD=(qemu-system-x86_64 -accel "$1" -M q35 -cpu max
+		-m "$(setting MEM)" -smp "$2" -kernel "$3"
+		-initrd "$BUILD/initramfs.cpio.gz" -append "$4"
+		-nodefaults -display none -no-reboot -nic none -serial "$5"
+		-virtfs "local,path=$6,mount_tag=results,security_model=none,id=results${RESULTS_RO:+,readonly=on}")
+}
+
+# The guest kernel's command line for plan $1 on stage $2 with -smp $3.
+guest_cmdline()
+{
+	echo "console=ttyS0 loglevel=5 panic=-1 oops=panic sched_idle.plan=$1 sched_idle.stage=$2 sched_idle.topo=$(smp_topology "$3")${APPEND:+ $APPEND}"
+}
+
+# Every boot of a results run, a line each in RUN/boots.tsv, with a header:
+# stage, plan, the boot's folder relative to RUN (which holds its
+# result.json) and the judge's exit code. The steps after the boots find
+# them here, not by walking the run's folders.
+record_boot()
+{
+	local run=$1
+
+	[ -f "$run/boots.tsv" ] || printf 'stage\tplan\tdir\texit\n' >"$run/boots.tsv"
+	printf '%s\t%s\t%s\t%s\n' "$2" "$3" "${4#"$run"/}" "$5" >>"$run/boots.tsv"
+}
+
+# "stage<TAB>absolute folder" of every boot of RUN, of plan $2 if given,
+# in the order they ran.
+run_boots()
+{
+	[ -f "$1/boots.tsv" ] || return 0
+	awk -F'\t' -v run="$1" -v plan="${2:-}" \
+		'NR > 1 && (plan == "" || $2 == plan) { print $1 "\t" run "/" $3 }' "$1/boots.tsv"
+}
+
 # The config fragments of a kernel flavour, in merge order.
 flavour_fragments()
 {
@@ -212,6 +430,22 @@ fragments_hash()
 {
 	# shellcheck disable=SC2002,SC2046 # several fragments, one word each
 	cat $(flavour_fragments "$1") | sha256sum | cut -c1-16
+}
+
+# make in a kernel tree. When Debian's ccache is installed, its gcc
+# symlinks come first in PATH: the compiler's name and so every .cmd file
+# stay the same, so turning ccache on or off never forces a rebuild. With
+# the base directory at the checkout, paths are hashed relative to it, and
+# a second clone on the same machine (CI's) hits the same cache. CCACHE=0
+# turns it off.
+kmake()
+{
+	if [ "$(setting CCACHE)" != 0 ] && [ -x /usr/lib/ccache/gcc ]; then
+		PATH=/usr/lib/ccache:$PATH CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 \
+			make "$@"
+	else
+		make "$@"
+	fi
 }
 
 kernel_dir()
@@ -241,7 +475,7 @@ take_lock()
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/.lock"
 	if ! flock -n 9; then
-		if [ "${LOCK_WAIT:-0}" = 1 ]; then
+		if [ "$(setting LOCK_WAIT)" = 1 ]; then
 			info "waiting for another run in this checkout to finish..."
 			flock 9
 		else

@@ -15,7 +15,7 @@ log=$BUILD/logs/lint-$1.log
 mkdir -p "$obj" "$BUILD/logs"
 "$TOP/scripts/build-kernel.sh" --config-only "$obj" smp
 # fair.c, and build_utility.c, which includes debug.c.
-if ! make -C "$KDIR" O="$obj" W=1 C=2 -j"$(($(nproc) + 1))" \
+if ! kmake -C "$KDIR" O="$obj" W=1 C=2 -j"$(($(nproc) + 1))" \
 	kernel/sched/fair.o kernel/sched/build_utility.o >"$log" 2>&1; then
 	die "W=1 build of kernel/sched on stage $1 failed: $(grep -m1 -E 'error:' "$log" || tail -n1 "$log")"
 fi

@@ -4,6 +4,7 @@
 # scripts/refresh-patches.sh writes the commits back into patches/.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+check_settings
 
 tree=${TREE:-$BUILD/tree}
 [ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-6.1"

@@ -1,36 +1,59 @@
 #!/bin/bash
 # The main job: prepare the tree, build every stage's kernel, boot each in
 # QEMU and run a plan on it, then print a per-stage summary.
-# env: STAGE (stages, space-separated; default all), PLAN (default smoke), SMP, KDIR,
-#      TIMEOUT, FLAVOUR (default smp), RUN_ID (name of the results run),
-#      MEASURE=0 to skip the measurement (scripts/measure.sh: MEASURE_STAGES,
-#      REPEAT, MEASURE_DURATION, WORKLOADS, POLICIES)
+# env: STAGE, PLAN, SMP, KDIR, TIMEOUT, DRY_RUN, MEASURE and the
+#      measurement's variables (scripts/variables); internal: FLAVOUR
+#      (default smp), RUN_ID (name of the results run), SELFTEST_MATRIX
+#      (default tests/selftest-matrix).
+# A PLAN=selftest boot of the packaged tree is judged against the expected
+# matrix: a subtest that fails where the matrix says so is an expected
+# failure, and the run exits 0 when every stage is as the matrix says.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-plan=${PLAN:-smoke}
+check_settings
+plan=$(setting PLAN)
 flavour=${FLAVOUR:-smp}
-take_lock
-
-if [ -n "${STAGE:-}" ]; then
-	for stage in $STAGE; do
-		stage_patch "$stage" >/dev/null
-	done
-	stages=$STAGE
-else
-	stages=$(stage_names)
-fi
+stages=$(setting STAGE)
+[ -n "$stages" ] || stages=$(stage_names)
 nstages=$(echo "$stages" | wc -w)
+
+# The matrix was written for the packaged tree: a KDIR= tree of another
+# 6.1.y release gets "no expectation", never a silent pass.
+expect=()
+if [ "$plan" = selftest ]; then
+	if [ "$KDIR" = "$DEFAULT_KDIR" ]; then
+		expect=(--expect "${SELFTEST_MATRIX:-$TOP/tests/selftest-matrix}")
+		[ -f "${expect[1]}" ] || die "no expected matrix ${expect[1]}"
+	else
+		expect=(--expect none)
+	fi
+fi
+
 # The measurement compares the baseline with the reproduced stages, so
 # it needs at least two of them among the stages built here. It belongs
 # to the main job: another PLAN is a run of that plan only.
 measure_stages=""
-if [ "${MEASURE:-1}" != 0 ] && [ "$plan" = smoke ]; then
-	for s in ${MEASURE_STAGES:-baseline consistent balance}; do
+if [ "$(setting MEASURE)" != 0 ] && [ "$plan" = smoke ]; then
+	for s in $(setting MEASURE_STAGES); do
 		! echo "$stages" | tr ' ' '\n' | grep -qx "$s" || measure_stages="$measure_stages $s"
 	done
 	[ "$(echo "$measure_stages" | wc -w)" -ge 2 ] || measure_stages=""
 fi
+
+if [ "$(setting DRY_RUN)" = 1 ]; then
+	for stage in $stages; do
+		echo "# stage $stage, plan $plan"
+		"$TOP/scripts/run-qemu.sh" --timeout "$(setting TIMEOUT)" "${expect[@]}" \
+			"$stage" "$(kernel_dir "$stage" "$flavour")/bzImage" "$plan" \
+			"$RESULTS/RUN/$stage/$plan"
+	done
+	[ -z "$measure_stages" ] ||
+		MEASURE_STAGES=${measure_stages# } FLAVOUR=$flavour "$TOP/scripts/measure.sh" "$RESULTS/RUN"
+	exit 0
+fi
+
+take_lock
 total=$((4 + 2 * nstages + (${#measure_stages} > 0)))
 n=0
 next()
@@ -48,7 +71,7 @@ run=${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)-$$}
 rundir=$RESULTS/$run
 mkdir -p "$rundir"
 echo running >"$rundir/status"
-# A run that stops early says so; only a complete one becomes latest.
+# A run that stops early says so.
 trap '[ "$(cat "$rundir/status" 2>/dev/null)" = complete ] || echo failed >"$rundir/status"' EXIT
 summary=$rundir/summary.txt
 printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
@@ -56,15 +79,8 @@ worst=0
 
 declare -A built
 for stage in $stages; do
-	if kernel_is_current "$stage" "$flavour"; then
-		next "stage $stage: kernel is current"
-		built[$stage]=cached
-	else
-		next "building stage $stage"
-		"$TOP/scripts/apply-stage.sh" "$stage"
-		"$TOP/scripts/build-kernel.sh" "$stage" "$flavour"
-		built[$stage]=built
-	fi
+	next "stage $stage: $flavour kernel"
+	built[$stage]=$("$TOP/scripts/build-stage.sh" "$stage" "$flavour")
 done
 
 next "building the selftest"
@@ -79,13 +95,18 @@ next "building the initramfs"
 for stage in $stages; do
 	next "booting stage $stage (plan $plan)"
 	rc=0
-	STAGE=$stage "$TOP/scripts/run-qemu.sh" \
-		"$(kernel_dir "$stage" "$flavour")/bzImage" "$plan" \
-		"$rundir/$stage/$plan" || rc=$?
-	verdict=$(cat "$rundir/$stage/$plan/verdict" 2>/dev/null || echo "exit $rc")
-	boot=$(sed -n 's/^boot_seconds=//p' "$rundir/$stage/$plan/provenance" 2>/dev/null || true)
+	out=$rundir/$stage/$plan
+	"$TOP/scripts/run-qemu.sh" --timeout "$(setting TIMEOUT)" "${expect[@]}" \
+		"$stage" "$(kernel_dir "$stage" "$flavour")/bzImage" "$plan" "$out" || rc=$?
+	record_boot "$rundir" "$stage" "$plan" "$out" "$rc"
+	if [ -f "$out/result.json" ]; then
+		verdict=$(python3 "$TOP/scripts/judge.py" --show "$out/result.json" summary)
+		boot=$(python3 "$TOP/scripts/judge.py" --show "$out/result.json" boot_seconds)
+	else
+		verdict="exit $rc, no result.json" boot=""
+	fi
 	printf '%-12s %-8s %-10s %5s  %s\n' "$stage" "${built[$stage]}" "$plan" "${boot:--}" \
-		"${verdict%%:*}" >>"$summary"
+		"$verdict" >>"$summary"
 	[ "$worst" != 0 ] || worst=$rc
 done
 
@@ -96,9 +117,14 @@ if [ -n "$measure_stages" ]; then
 	[ "$worst" != 0 ] || worst=$rc
 fi
 
-# Only a run that reached every stage becomes results/latest.
-echo complete >"$rundir/status"
-ln -sfn "$run" "$RESULTS/latest"
+# Only a run that reached every stage, each as expected, is complete and
+# becomes results/latest; make patches takes only a complete run.
+if [ "$worst" = 0 ]; then
+	echo complete >"$rundir/status"
+	ln -sfn "$run" "$RESULTS/latest"
+else
+	echo failed >"$rundir/status"
+fi
 info ""
 cat "$summary" >&2
 if [ -f "$rundir/main-table.md" ]; then

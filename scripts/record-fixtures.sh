@@ -1,21 +1,60 @@
 #!/bin/bash
-# Record the analyser's test fixtures in the guest (plan "fixtures") and
-# store them under tests/fixtures/, to be committed. The tests then need
-# no boot, and their answers are known from the scenarios' pinning.
-# env: STAGE (default pristine)
+# Record test fixtures from real boots and store them under tests/fixtures/,
+# to be committed; the tests that read them then need no boot.
+# usage: record-fixtures.sh analyser|boots
+#   analyser: the analyser's traces, recorded in the guest (plan
+#     "fixtures"); their answers are known from the scenarios' pinning.
+#   boots: finished boots for the judge (tests/13-judge.t), as run-qemu.sh
+#     leaves them, without result.json: a smoke pass, a WARNING splat, and
+#     the selftest on pristine and on baseline, which fail as the matrix
+#     expects.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-stage=${STAGE:-pristine}
-kernel_is_current "$stage" smp || die "stage $stage has no current kernel; run make qemu-test"
+[ $# = 1 ] || die "usage: record-fixtures.sh analyser|boots"
 out=$BUILD/fixtures
 "$TOP/scripts/build-initramfs.sh"
-STAGE=$stage APPEND="$TRACE_CMDLINE" "$TOP/scripts/run-qemu.sh" "$(kernel_dir "$stage" smp)/bzImage" fixtures "$out"
-for s in stack spread; do
-	dest=$TOP/tests/fixtures/$s
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	cp "$out/guest/$s"/{trace.dat,tasks.txt} "$out/guest/$s"/*.log "$dest/"
+
+for stage in pristine baseline; do
+	kernel_is_current "$stage" smp || die "stage $stage has no current kernel; run make qemu-test"
 done
-cp "$out/provenance" "$TOP/tests/fixtures/provenance"
+
+kernel()
+{
+	echo "$(kernel_dir "$1" smp)/bzImage"
+}
+
+# record NAME STAGE PLAN EXIT: one boot, kept only when the judge gave it
+# the exit code the tests are written for.
+record()
+{
+	local dest=$TOP/tests/fixtures/boots/$1 rc=0
+
+	"$TOP/scripts/run-qemu.sh" "$2" "$(kernel "$2")" "$3" "$out/$1" || rc=$?
+	[ "$rc" = "$4" ] || die "recording $1: the boot exited $rc, not $4; nothing recorded"
+	rm -rf "$dest"
+	mkdir -p "$dest/guest"
+	cp "$out/$1"/{console.log,qemu.log,provenance} "$dest/"
+	[ ! -f "$out/$1/guest/guest-done" ] || cp "$out/$1/guest/guest-done" "$dest/guest/"
+}
+
+case $1 in
+analyser)
+	APPEND="$TRACE_CMDLINE" "$TOP/scripts/run-qemu.sh" pristine "$(kernel pristine)" fixtures "$out/analyser"
+	for s in stack spread; do
+		dest=$TOP/tests/fixtures/$s
+		rm -rf "$dest"
+		mkdir -p "$dest"
+		cp "$out/analyser/guest/$s"/{trace.dat,tasks.txt} "$out/analyser/guest/$s"/*.log "$dest/"
+	done
+	cp "$out/analyser/provenance" "$TOP/tests/fixtures/provenance"
+	;;
+boots)
+	record smoke pristine smoke 0
+	record warn pristine warn 2
+	record selftest-pristine pristine selftest 1
+	record selftest-baseline baseline selftest 1
+	;;
+*) die "usage: record-fixtures.sh analyser|boots" ;;
+esac
 info "fixtures: $TOP/tests/fixtures ($(du -sh "$TOP/tests/fixtures" | cut -f1))"

@@ -4,6 +4,7 @@
 # alone, so that refreshing never churns the unchanged ones.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+check_settings
 
 tree=${TREE:-$BUILD/tree}
 [ -d "$tree/.git" ] || die "no git tree at $tree; run 'make tree' first"

@@ -25,9 +25,10 @@ val()
 	echo "${v:--}"
 }
 
+# The measurement boots of stage $1, from the run's boots.tsv.
 reps()
 {
-	find "$rundir/$1" -maxdepth 1 -name 'measure-r*' | sort
+	run_boots "$rundir" measure | awk -F'\t' -v s="$1" '$1 == s { print $2 }' | sort
 }
 
 policies()

@@ -9,13 +9,14 @@
 #      signed by a *.invalid placeholder anyway), V, RUN
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+check_settings
 
 [ -n "${TO:-}" ] ||
 	die "send-email: no TO; nothing is sent without one (make send-email TO=you@example.org)"
 tree=$(send_tree)
 out=${OUTGOING:-$BUILD/outgoing}
 dry=""
-[ "${DRY_RUN:-0}" != 1 ] || dry=1
+[ "$(setting DRY_RUN)" != 1 ] || dry=1
 cc=${MAIL_CC:-}
 
 from=${FROM:-$(git var GIT_COMMITTER_IDENT 2>/dev/null | sed 's/>.*/>/' || true)}
@@ -26,13 +27,13 @@ mapfile -t mails < <(find "$out" -maxdepth 1 -name '*.patch' | sort)
 
 # A placeholder identity would be Cc'd from its Signed-off-by and bounce.
 placeholder=$(grep -h -m1 -E '^(From|Signed-off-by): .*\.invalid>' "${mails[@]}" | head -n1 || true)
-if [ -n "$placeholder" ] && [ -z "$dry" ] && [ "${PLACEHOLDER_OK:-0}" != 1 ]; then
+if [ -n "$placeholder" ] && [ -z "$dry" ] && [ "$(setting PLACEHOLDER_OK)" != 1 ]; then
 	die "send-email: the patches carry a placeholder identity ($placeholder); set yours in build/tree and make refresh"
 fi
 
 smtp=()
 if [ -n "${SMTP_SERVER:-}" ]; then
-	smtp=(--smtp-server="$SMTP_SERVER" --smtp-server-port="${SMTP_PORT:-25}")
+	smtp=(--smtp-server="$SMTP_SERVER" --smtp-server-port="$(setting SMTP_PORT)")
 elif [ -z "$(git -C "$tree" config --get sendemail.smtpServer || true)" ] && [ -z "$dry" ]; then
 	# Without a server git would hand the mail to a local sendmail; only
 	# an address the user gave may be talked to.

@@ -1,28 +1,31 @@
 #!/bin/bash
 # An interactive guest on STAGE (default pristine), for debugging: the
-# same kernel and initramfs as the tests, with the console on stdio.
+# same kernel, initramfs and QEMU command line as the tests (lib.sh's
+# qemu_command), with the console on stdio. DRY_RUN=1 prints the command.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-stage=${STAGE:-pristine}
+check_settings
+stage=$(setting STAGE)
+stage=${stage:-pristine}
+[ "$(echo "$stage" | wc -w)" = 1 ] || bad_value STAGE "$stage" "make shell boots one stage"
 flavour=${FLAVOUR:-smp}
+smp=$(smp_string "$(setting SMP)")
+share=$BUILD/shell
+kernel=$(kernel_dir "$stage" "$flavour")/bzImage
+cmdline=$(guest_cmdline shell "$stage" "$smp")
+if [ "$(setting DRY_RUN)" = 1 ]; then
+	qemu_command "${ACCEL:-tcg,thread=multi}" "$smp" "$kernel" "$cmdline" mon:stdio "$share"
+	[ -n "${ACCEL:-}" ] || [ ! -w /dev/kvm ] ||
+		echo "# accelerator: kvm if /dev/kvm boots a guest, else as below"
+	echo "${QEMU_CMD[*]@Q}"
+	exit 0
+fi
 take_lock
 "$TOP/scripts/deps.sh" run
-"$TOP/scripts/prepare-tree.sh"
-if ! kernel_is_current "$stage" "$flavour"; then
-	"$TOP/scripts/apply-stage.sh" "$stage"
-	"$TOP/scripts/build-kernel.sh" "$stage" "$flavour"
-fi
+"$TOP/scripts/build-stage.sh" "$stage" "$flavour" >/dev/null
 "$TOP/scripts/build-initramfs.sh"
-smp=${SMP:-4}
-case $smp in *=*) ;; *) smp="$smp,sockets=1,cores=$smp,threads=1" ;; esac
-share=$BUILD/shell
 mkdir -p "$share"
+qemu_command "$(probe_accel "$kernel")" "$smp" "$kernel" "$cmdline" mon:stdio "$share"
 info "stage $stage, -smp $smp, /results is $share; leave with 'poweroff -f' or Ctrl-A x"
-exec qemu-system-x86_64 -accel "${ACCEL:-tcg,thread=multi}" -M q35 -cpu max \
-	-m "${MEM:-1G}" -smp "$smp" \
-	-kernel "$(kernel_dir "$stage" "$flavour")/bzImage" \
-	-initrd "$BUILD/initramfs.cpio.gz" -nodefaults -display none \
-	-no-reboot -nic none -serial mon:stdio \
-	-virtfs "local,path=$share,mount_tag=results,security_model=none,id=results" \
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic sched_idle.plan=shell sched_idle.stage=$stage"
+exec "${QEMU_CMD[@]}"

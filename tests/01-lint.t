@@ -1,5 +1,6 @@
 #!/bin/bash
 # Shell passes shellcheck: host scripts as bash, guest scripts as sh.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 2
 out=$(cd "$TOP" && shellcheck scripts/*.sh tests/*.t tests/lib.sh .ci/run 2>&1)

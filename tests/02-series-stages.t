@@ -1,6 +1,7 @@
 #!/bin/bash
 # Stages come from series: pristine first, then one per patch; an empty
 # series leaves pristine alone; an unknown stage is refused.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 4
 t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis " \

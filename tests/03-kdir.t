@@ -1,6 +1,7 @@
 #!/bin/bash
 # A KDIR that is not a 6.1 tree, or that carries someone else's quilt
 # patches, is refused with one line that names the cause.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 6
 tmp=$(mktemp -d)

@@ -2,6 +2,7 @@
 # check-config.sh fails, naming the option, when the final .config lacks
 # something a fragment asks for; later fragments override earlier ones;
 # "is not set" and "=n" compare equal.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 5
 tmp=$(mktemp -d)

@@ -5,6 +5,7 @@
 # maxcpus= win over the product, missing values are derived from them,
 # and CPUs left offline leave their packages empty. The oracle is QEMU
 # itself, started paused: its monitor lists the CPUs it created.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 16
 

@@ -3,7 +3,7 @@
 # run is recorded with its provenance and becomes results/latest.
 . "$(dirname "$0")/lib.sh"
 stages=$(stage_names)
-t_plan $((5 + $(echo "$stages" | wc -l)))
+t_plan $((6 + $(echo "$stages" | wc -l)))
 
 # The measurement has its own test (tests/61-measure.t).
 out=$(MEASURE=0 "$TOP/scripts/qemu-test.sh" 2>&1)
@@ -18,8 +18,10 @@ for stage in $stages; do
 done
 prov=$latest/pristine/smoke/provenance
 missing=""
-for key in series_hash kernel_config_hash kernel_source_hash qemu accel smp; do
+for key in series_hash kernel_config_hash kernel_source_hash qemu qemu_command accel smp host_load; do
 	grep -q "^$key=." "$prov" || missing="$missing $key"
 done
-t_is "${missing:-none}" none "provenance records series, config, QEMU, accelerator, topology"
-t_like "$(cat "$latest/pristine/smoke/ktap.log")" "^ok 3 idle_policy" "SCHED_IDLE policy verified in the guest"
+t_is "${missing:-none}" none "provenance records series, config, QEMU and its command, accelerator, topology, host load"
+t_is "$(python3 "$TOP/scripts/judge.py" --show "$latest/pristine/smoke/result.json" provenance.series_hash)" \
+	"$(series_hash)" "result.json carries the provenance"
+t_is "$(t_subtest "$latest/pristine/smoke" idle_policy)" pass "SCHED_IDLE policy verified in the guest"

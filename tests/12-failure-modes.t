@@ -59,7 +59,7 @@ ensure_kernel pristine || { echo "Bail out! cannot build pristine"; exit 1; }
 "$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
 kernel=$(kernel_dir pristine smp)/bzImage
 rc=0
-out=$(STAGE=pristine "$TOP/scripts/run-qemu.sh" "$kernel" rtapp-malformed "$tmp/rtapp" 2>&1) || rc=$?
+out=$("$TOP/scripts/run-qemu.sh" pristine "$kernel" rtapp-malformed "$tmp/rtapp" 2>&1) || rc=$?
 t_is "$rc" 1 "rt-app failing in the guest is a test failure"
 t_like "$out" "malformed_workload: rt-app exited 2: \[rt-app\] <error> \[json\] Error while parsing input JSON" \
 	"carrying rt-app's own message"
@@ -67,7 +67,7 @@ t_like "$out" "malformed_workload: rt-app exited 2: \[rt-app\] <error> \[json\] 
 # 8. The guest cannot write its results: an infrastructure error, never a
 # result. A short plan will do; the write fails before it runs.
 rc=0
-out=$(STAGE=pristine RESULTS_RO=1 "$TOP/scripts/run-qemu.sh" "$kernel" ktap-fail "$tmp/ro" 2>&1) || rc=$?
+out=$(RESULTS_RO=1 "$TOP/scripts/run-qemu.sh" pristine "$kernel" ktap-fail "$tmp/ro" 2>&1) || rc=$?
 t_is "$rc" 4 "a read-only results folder is an infrastructure error"
 t_like "$out" "^error: infrastructure: cannot write to the results folder \(stage pristine\)" "and says so"
 

@@ -2,6 +2,7 @@
 # The series applies stage by stage, each stage holds what its patch says,
 # and after the reproduction part kernel/ and include/ equal the packaged
 # tree byte for byte.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 12
 tmp=$(mktemp -d)

@@ -4,6 +4,7 @@
 # occur. checkpatch resolves cited commit ids with git, and the packaged
 # tree has no upstream history, so UNKNOWN_COMMIT_ID is replaced by a
 # check against tests/upstream-commits.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 mapfile -t patches < <(series_patches | awk '{ print $1 }')

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A patch that does not apply, or is missing, fails with one line naming
 # the patch and the failing file and hunk; the tree stays recoverable.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 6
 tmp=$(mktemp -d)

@@ -4,6 +4,8 @@
 # loopback; the mails are numbered, threaded to the cover letter and
 # addressed to get_maintainer's scheduler people; git am of the received
 # mails onto the LOCAL baseline rebuilds the quilt-applied series exactly.
+# The selftest run of tests/30, which booted every stage for it.
+RESULTS=$(cd "$(dirname "$0")/.." && pwd)/build/test-results/30-selftest-matrix
 . "$(dirname "$0")/lib.sh"
 t_plan 18
 tmp=$(mktemp -d)
@@ -16,8 +18,8 @@ cleanup()
 }
 trap cleanup EXIT
 "$TOP/scripts/deps.sh" check >/dev/null || { echo "Bail out! missing packages"; exit 1; }
-compgen -G "$RESULTS/*/*/selftest/ktap.log" >/dev/null ||
-	{ echo "Bail out! no selftest run in results/; run make qemu-test PLAN=selftest"; exit 1; }
+compgen -G "$RESULTS/*/*/selftest/result.json" >/dev/null ||
+	{ echo "Bail out! no selftest run in $RESULTS; run tests/30-selftest-matrix.t first"; exit 1; }
 
 out=$(cd "$TOP" && make -s send-email 2>&1)
 t_ok $(($? == 0)) "make send-email without TO refuses"
@@ -96,6 +98,7 @@ for addr in maintainer-test@example.org cc-test@example.org mingo@redhat.com \
 	awk -F'\t' -v a="$addr" 'index($6, a) == 0 { bad = 1 } END { exit bad }' "$tmp/mails" ||
 		missing="$missing $addr"
 done
+[ -s "$tmp/mails" ] || missing="no mails at all"
 t_is "${missing:-none}" none "TO, CC, the scheduler maintainers and LKML receive every mail"
 
 # And nobody else: TO, CC, what get_maintainer.pl names for the series,
@@ -114,6 +117,7 @@ extra=$(cut -f6 "$tmp/mails" | while read -r rcpts; do
 	got=$(echo "$rcpts" | tr -s ', ' '\n' | grep . | sort -u | tr '\n' ' ')
 	[ "$got" = "$want" ] || echo "got: $got"
 done | sort -u)
+[ -s "$tmp/mails" ] || extra="no mails at all"
 t_is "${extra:-none}" none "every mail goes to exactly that set"
 
 # A second version needs its changelog, and carries it in the cover letter.

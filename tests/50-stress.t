@@ -4,7 +4,9 @@
 # without a splat, every loop of the mix did work, idle_h_nr_running
 # drains to 0 and the guest still answers.
 . "$(dirname "$0")/lib.sh"
-duration=${STRESS_DURATION:-60}
+# 20 s of the mix per stage: tests/51 shows that 20 s is enough for the
+# drain check to catch a leaking kernel; make stress runs 300 s by default.
+duration=${STRESS_DURATION:-20}
 # The stages the series reproduces: after the LOCAL baseline, up to the
 # selftest. Past it, sis-util changes only what the load balancer's
 # statistics feed the scan budget, and the budget only steers wakeups.
@@ -18,12 +20,12 @@ run=$(echo "$out" | sed -n 's/^stress: results in //p')
 [ "$rc" = 0 ] || t_diag "$(echo "$out" | grep -E '^error:|^  \| ' | head -n 20)"
 for stage in "${stages[@]}"; do
 	line=$(echo "$out" | grep "^stress $stage: ")
-	t_like "$line" "; pass: " "stage $stage: no splat, every check of the stress plan passes"
+	t_like "$line" "; pass$" "stage $stage: no splat, every check of the stress plan passes"
 	t_like "$line" "policy_flips=[1-9][0-9]* cgroup_toggles=[1-9][0-9]* hotplug_cycles=[1-9][0-9]* forks=[1-9]" \
 		"stage $stage: every loop did work ($(echo "$line" | sed 's/^[^:]*: //; s/;.*//'))"
-	ktap=$(cat "$run/$stage/stress/ktap.log" 2>/dev/null)
-	t_like "$ktap" "^ok [0-9]+ lockdep$" "stage $stage: the kernel runs lockdep"
-	t_like "$ktap" "^ok [0-9]+ lockdep_after$" "stage $stage: and lockdep is still on after the mix"
-	t_like "$ktap" "^ok [0-9]+ idle_h_nr_running_drained$" \
+	dir=$run/$stage/stress
+	t_is "$(t_subtest "$dir" lockdep)" pass "stage $stage: the kernel runs lockdep"
+	t_is "$(t_subtest "$dir" lockdep_after)" pass "stage $stage: and lockdep is still on after the mix"
+	t_is "$(t_subtest "$dir" idle_h_nr_running_drained)" pass \
 		"stage $stage: idle_h_nr_running back to 0 on every CPU"
 done

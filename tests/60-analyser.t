@@ -2,6 +2,7 @@
 # The analyser against answers known in advance: trace.dat fixtures
 # recorded in the guest from pinned scenarios (scripts/record-fixtures.sh),
 # and rt-app logs whose statistics are worked out by hand.
+# tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 18
 

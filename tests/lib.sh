@@ -1,6 +1,17 @@
 # shellcheck shell=bash
 # TAP helpers for the host tests, run by prove (scripts/check.sh).
 set -u -o pipefail
+# Each test file boots into a results folder of its own under build/,
+# emptied at its start: the user's results/ and results/latest are left
+# alone. A test that wants the real one sets RESULTS itself.
+T_NAME=$(basename "$0" .t)
+if [ -z "${RESULTS:-}" ]; then
+	RESULTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/test-results/$T_NAME
+	rm -rf "$RESULTS"
+	mkdir -p "$RESULTS"
+fi
+# The scripts a test runs must see the same folder.
+export RESULTS
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 T_N=0
@@ -49,13 +60,25 @@ t_diag()
 	done <<<"$*"
 }
 
-# Build STAGE's kernel unless it is current; leaves the tree at some stage.
+# Build STAGE's kernel unless it is current (scripts/build-stage.sh, as
+# the harness does); leaves the tree at some stage.
 ensure_kernel()
 {
-	local flavour=${2:-smp}
+	"$TOP/scripts/build-stage.sh" "$1" "${2:-smp}" >/dev/null
+}
 
-	kernel_is_current "$1" "$flavour" && return 0
-	"$TOP/scripts/prepare-tree.sh" >&2 &&
-		"$TOP/scripts/apply-stage.sh" "$1" >&2 &&
-		"$TOP/scripts/build-kernel.sh" "$1" "$flavour" >&2
+# "name<TAB>result" lines of a judged boot, result being pass, fail, skip
+# or todo.
+t_subtests()
+{
+	python3 "$TOP/scripts/judge.py" --subtests "$1/result.json" 2>/dev/null
+}
+
+# The result of subtest $2 in boot folder $1: pass, fail, skip or missing.
+t_subtest()
+{
+	local r
+
+	r=$(t_subtests "$1" | awk -F'\t' -v n="$2" '$1 == n { print $2; exit }')
+	echo "${r:-missing}"
 }

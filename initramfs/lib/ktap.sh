@@ -106,3 +106,13 @@ cmdline_arg()
 {
 	sed -n "s/.*sched_idle\.$1=\([^ ]*\).*/\1/p" /proc/cmdline
 }
+
+# The plans keep no defaults of their own: the host passes every setting
+# (scripts/variables holds the defaults), and a missing one is the host's
+# mistake, an infrastructure error. usage: need_arg NAME VALUE
+need_arg()
+{
+	[ -n "$2" ] && return 0
+	echo "sched-idle: infra: no sched_idle.$1= on the kernel command line"
+	exit 1
+}

@@ -19,11 +19,11 @@ FEATURES=/sys/kernel/debug/sched/features
 # Only kernels with the LOCAL scan-statistics patch have it.
 SIS_STATS=/sys/kernel/debug/sched/sis_stats
 DURATION=$(cmdline_arg duration)
-DURATION=${DURATION:-4}
+need_arg duration "$DURATION"
 POLICIES=$(cmdline_arg policies | tr ',' ' ')
-POLICIES=${POLICIES:-defaults v5.4-scan}
+need_arg policies "$POLICIES"
 WORKLOADS=$(cmdline_arg workloads | tr ',' ' ')
-WORKLOADS=${WORKLOADS:-t1 t2 p1 p2 p3}
+need_arg workloads "$WORKLOADS"
 NCPU=$(nproc)
 ALL_CPUS="[$(seq -s , 0 $((NCPU - 1)))]"
 # The seed ran 8 CFS and 5 SCHED_IDLE tasks on 8 CPUs: keep the ratios.
@@ -32,9 +32,9 @@ NIDLE=$(((5 * NCPU + 4) / 8))
 # About a second per hackbench run under TCG at -smp 4; three runs each.
 HB_GROUPS=4
 HB_LOOPS=$(cmdline_arg hackbench_loops)
-HB_LOOPS=${HB_LOOPS:-50}
+need_arg hackbench_loops "$HB_LOOPS"
 HB_RUNS=$(cmdline_arg hackbench_runs)
-HB_RUNS=${HB_RUNS:-3}
+need_arg hackbench_runs "$HB_RUNS"
 
 # The shape of workload $1: "cfs_tasks cfs_cpus run period hogs hog_cpus".
 # t1/t2 are 001's Tests 1 and 2, p1-p3 are 005's Tests 1-3 (the pinned

@@ -11,7 +11,7 @@
 . /lib/ktap.sh
 
 DURATION=$(cmdline_arg duration)
-DURATION=${DURATION:-60}
+need_arg duration "$DURATION"
 KASAN=$(cmdline_arg kasan)
 NCPU=$(nproc)
 CG=/sys/fs/cgroup/sched_idle_stress
