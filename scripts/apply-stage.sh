@@ -16,8 +16,7 @@ touched_files()
 	local patch
 
 	series_patches | while read -r patch _; do
-		sed -n -e 's|^+++ b/\([^\t ]*\).*|\1|p' \
-			-e 's|^--- a/\([^\t ]*\).*|\1|p' "$PATCHES/$patch"
+		patch_files "$patch"
 	done | sort -u
 }
 

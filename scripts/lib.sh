@@ -249,6 +249,13 @@ stage_patch()
 	die "unknown stage '$want' (stages: $(stage_names | tr '\n' ' '))"
 }
 
+# The files patch $1 of the series touches, one per line (may repeat).
+patch_files()
+{
+	sed -n -e 's|^+++ b/\([^\t ]*\).*|\1|p' \
+		-e 's|^--- a/\([^\t ]*\).*|\1|p' "$PATCHES/$1"
+}
+
 # True when STAGE's patch changes what a kernel is built from: a patch
 # that touches only tools/ (the selftest) leaves the stage before's kernel.
 stage_changes_kernel()
@@ -257,8 +264,7 @@ stage_changes_kernel()
 
 	patch=$(stage_patch "$1")
 	[ -n "$patch" ] || return 0
-	sed -n -e 's|^+++ b/\([^\t ]*\).*|\1|p' -e 's|^--- a/\([^\t ]*\).*|\1|p' "$PATCHES/$patch" |
-		grep -qv '^tools/'
+	patch_files "$patch" | grep -qv '^tools/'
 }
 
 # A hash of everything a stage's source depends on: the series up to and
@@ -372,6 +378,14 @@ probe_accel()
 		return
 	fi
 	echo tcg,thread=multi
+}
+
+# What DRY_RUN=1 prints above a command whose accelerator a real run
+# would probe for: its command shows TCG.
+dry_run_accel_note()
+{
+	[ -n "${ACCEL:-}" ] || [ ! -w /dev/kvm ] ||
+		echo "# accelerator: kvm if /dev/kvm boots a guest, else as below"
 }
 
 # The one QEMU command line of every boot and of make shell, in the array

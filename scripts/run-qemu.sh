@@ -37,8 +37,7 @@ cmdline=$(guest_cmdline "$plan" "$stage" "$smp")
 if [ "$(setting DRY_RUN)" = 1 ]; then
 	qemu_command "${ACCEL:-tcg,thread=multi}" "$smp" "$kernel" "$cmdline" \
 		"file:$outdir/console.log" "$outdir/guest"
-	[ -n "${ACCEL:-}" ] || [ ! -w /dev/kvm ] ||
-		echo "# accelerator: kvm if /dev/kvm boots a guest, else as below"
+	dry_run_accel_note
 	echo "timeout --kill-after=10 $timeout ${QEMU_CMD[*]@Q}"
 	exit 0
 fi

@@ -16,8 +16,7 @@ kernel=$(kernel_dir "$stage" "$flavour")/bzImage
 cmdline=$(guest_cmdline shell "$stage" "$smp")
 if [ "$(setting DRY_RUN)" = 1 ]; then
 	qemu_command "${ACCEL:-tcg,thread=multi}" "$smp" "$kernel" "$cmdline" mon:stdio "$share"
-	[ -n "${ACCEL:-}" ] || [ ! -w /dev/kvm ] ||
-		echo "# accelerator: kvm if /dev/kvm boots a guest, else as below"
+	dry_run_accel_note
 	echo "${QEMU_CMD[*]@Q}"
 	exit 0
 fi

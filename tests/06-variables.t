@@ -1,7 +1,8 @@
 #!/bin/bash
 # Every user variable is checked on the host before any work: a bad value
 # gets one "error:" line naming the variable, the value and what is
-# accepted, exit status 2, within 2 s, and no results folder. The README
+# accepted, exit status 2, and no results folder. How long the refusal took
+# is printed, not asserted. The README
 # lists exactly the variables of scripts/variables. DRY_RUN=1 prints the
 # QEMU command lines of make qemu-test and make shell, which come from one
 # builder, and the measurement's time limit is not TIMEOUT's.
@@ -55,8 +56,8 @@ for c in "${cases[@]}"; do
 	after=$(find "$RESULTS" -mindepth 1 | wc -l)
 	ok=0
 	[ "$(grep -c . <<<"$errors")" = 1 ] && [[ $errors =~ ^error:\ ${assign//+/\\+}:\ $want ]] &&
-		grep -q "Error 2$" <<<"$out" && [ "$ms" -lt 2000 ] && [ "$before" = "$after" ] || ok=1
-	t_ok "$ok" "make $target $assign: one error line naming $var, exit 2, ${ms} ms, no results"
+		grep -q "Error 2$" <<<"$out" && [ "$before" = "$after" ] || ok=1
+	t_ok "$ok" "make $target $assign: one error line naming $var, exit 2, no results (took $ms ms)"
 	[ "$ok" = 0 ] || t_diag "rc=$rc, $ms ms, results $before -> $after
 $out"
 done

@@ -42,8 +42,7 @@ done
 
 # The mutant: the matrix claims fast_path passes on baseline. One boot,
 # of baseline only, through the same command.
-awk '$1 == "subtest" { for (i = 2; i <= NF; i++) if ($i == "baseline") c = i }
-	$1 == "fast_path" && c { $c = "pass" } { print }' "$matrix" >"$tmp/matrix"
+t_flip_matrix "$matrix" baseline fast_path pass >"$tmp/matrix"
 t_is "$(diff "$matrix" "$tmp/matrix" | grep -c '^>')" 1 "the mutant matrix differs in one row"
 rc=0
 out=$(SELFTEST_MATRIX=$tmp/matrix PLAN=selftest STAGE=baseline "$TOP/scripts/qemu-test.sh" 2>&1) || rc=$?

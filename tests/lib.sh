@@ -74,6 +74,15 @@ t_subtests()
 	python3 "$TOP/scripts/judge.py" --subtests "$1/result.json" 2>/dev/null
 }
 
+# A copy of expected matrix $1 in which subtest $3 has result $4 on stage
+# $2, on stdout: the mutant of the tests that show the judge can fail.
+t_flip_matrix()
+{
+	awk -v stage="$2" -v subtest="$3" -v want="$4" '
+		$1 == "subtest" { for (i = 2; i <= NF; i++) if ($i == stage) c = i }
+		$1 == subtest && c { $c = want } { print }' "$1"
+}
+
 # The result of subtest $2 in boot folder $1: pass, fail, skip or missing.
 t_subtest()
 {
