@@ -1,8 +1,7 @@
 #!/bin/bash
 # Summarise one results run for the cover letter: the provenance, a
 # per-stage table of the plan's verdicts with the selftest's own figures,
-# and, where the run kept rt-app logs, wu_lat histograms of the CFS tasks
-# in the layout of textogram -a 0 -z 1000 -n 10 and the statistics of st.
+# and, for a run that measured, its main table (from metrics.tsv).
 # usage: cover-results.sh RUNDIR
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
@@ -72,42 +71,12 @@ for d in $(order); do
 	[ -z "$notes" ] || printf '  %-12s %s\n' "$(basename "$(dirname "$d")")" "$notes"
 done
 
-# wu_lat is the last column of an rt-app 1.0 log line.
-histogram()
-{
-	awk '
-		/^#/ { next }
-		{
-			v = $NF; n++; sum += v; sq += v * v
-			if (n == 1 || v < min) min = v
-			if (n == 1 || v > max) max = v
-			if (v >= 1000) over++
-			else bin[int(v / 100)]++
-		}
-		END {
-			if (!n) { print "    (no activations)"; exit }
-			top = over
-			for (i = 0; i < 10; i++) if (bin[i] > top) top = bin[i]
-			for (i = 0; i < 10; i++) {
-				c = bin[i] + 0
-				bar = ""
-				for (j = 0; j < int(50 * c / top); j++) bar = bar "#"
-				printf "  %5d - %-5d: %-50s %3d%% (%d)\n", i * 100, (i + 1) * 100,
-					bar, 100 * c / n, c
-			}
-			printf "  %13s: %d%% (%d)\n\n", ">1000 ", 100 * over / n, over
-			mean = sum / n
-			sd = n > 1 ? sqrt((sq - n * mean * mean) / (n - 1)) : 0
-			printf "    N       min     max     sum     mean    stddev\n"
-			printf "    %-7d %-7d %-7d %-7d %-7.3f %.3f\n", n, min, max, sum, mean, sd
-		}' "$@"
-}
-
-for d in $(order); do
-	mapfile -t logs < <(grep -l '^# Policy : SCHED_OTHER' "$d"/guest/rt-app/*.log 2>/dev/null || true)
-	[ ${#logs[@]} -gt 0 ] || continue
+# A run with a measurement: its main table, which scripts/report.py drew
+# from the run's metrics.tsv like every figure of its report.
+if [ -f "$run/main-table.md" ] && [ -f "$run/metrics.tsv" ]; then
 	echo
-	echo "wu_lat (us) of the SCHED_OTHER rt-app tasks, stage $(basename "$(dirname "$d")"), plan $(basename "$d"):"
+	echo "Measurement (results/$(basename "$run")/report.md has the rest, with the"
+	echo "host's interference and the seed's claims judged):"
 	echo
-	histogram "${logs[@]}"
-done
+	sed 's/^/  /' "$run/main-table.md"
+fi

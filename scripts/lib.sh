@@ -359,6 +359,31 @@ smp_string()
 	echo "$smp"
 }
 
+# The measurement guest's -smp string. SMP when the user gave it; else one
+# vCPU per host CPU this run may use ($1, default nproc), at most SMP's
+# default: a vCPU thread that waits for a host CPU adds its wait to every
+# wakeup latency the guest measures.
+measure_smp()
+{
+	local host=${1:-$(nproc)} most
+
+	if [ -n "${SMP:-}" ]; then
+		smp_string "$SMP"
+		return
+	fi
+	most=$(SMP='' setting SMP)
+	smp_string $((host < most ? host : most))
+}
+
+# 1 if -smp string $1 has more vCPUs than the $2 host CPUs, else 0.
+oversubscribed()
+{
+	local vcpus
+
+	vcpus=$(smp_topology "$1" | cut -d, -f1)
+	echo $((vcpus > $2))
+}
+
 # /dev/kvm may exist and still not work (here QEMU aborts setting MSRs when
 # the first vCPU starts, which under host load can take seconds). Only a
 # guest that boots proves it: kernel $1, without an initramfs, panics for
@@ -399,6 +424,7 @@ qemu_command()
 		-m "$(setting MEM)" -smp "$2" -kernel "$3"
 		-initrd "$BUILD/initramfs.cpio.gz" -append "$4"
 		-nodefaults -display none -no-reboot -nic none -serial "$5"
+		-name "sched-idle,debug-threads=on"
 		-virtfs "local,path=$6,mount_tag=results,security_model=none,id=results${RESULTS_RO:+,readonly=on}")
 }
 

@@ -5,6 +5,8 @@
 # env: MEASURE_STAGES, REPEAT, MEASURE_DURATION, WORKLOADS, POLICIES,
 #      HACKBENCH_RUNS, HACKBENCH_LOOPS, MEASURE_TIMEOUT, SMP (defaults and
 #      meanings in scripts/variables); internal: FLAVOUR (smp)
+# The guest gets one vCPU per host CPU unless SMP= says otherwise
+# (measure_smp in lib.sh).
 # The kernels must be built; scripts/qemu-test.sh builds them first.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +36,9 @@ per=$((duration + 6 > 3 * hb_runs ? duration + 6 : 3 * hb_runs))
 timeout=$(setting MEASURE_TIMEOUT)
 [ -n "$timeout" ] || timeout=$((120 + nw * np * per * 2))
 nboots=$(($(echo "$stages" | wc -w) * repeat))
+smp=$(measure_smp "$(nproc)")
+[ "$(oversubscribed "$smp" "$(nproc)")" = 0 ] ||
+	info "warning: SMP=$smp: more vCPUs than the $(nproc) host CPUs this run may use; latency is not comparable, decisions still count"
 [ "$dry" = 1 ] || echo "$stages" >"$rundir/measure-stages"
 
 # Interleaved: a slow spell of the host then hits every stage alike.
@@ -48,8 +53,8 @@ for r in $(seq 1 "$repeat"); do
 			info "  measure [$n/$nboots] stage $stage, repeat $r ($nw workloads x $np scan policies)"
 		fi
 		rc=0
-		APPEND="$TRACE_CMDLINE sched_idle.duration=$duration sched_idle.workloads=$workloads sched_idle.policies=$policies sched_idle.hackbench_runs=$hb_runs sched_idle.hackbench_loops=$hb_loops${APPEND:+ $APPEND}" \
-			"$TOP/scripts/run-qemu.sh" --timeout "$timeout" "$stage" \
+		SMP=$smp APPEND="$TRACE_CMDLINE sched_idle.duration=$duration sched_idle.workloads=$workloads sched_idle.policies=$policies sched_idle.hackbench_runs=$hb_runs sched_idle.hackbench_loops=$hb_loops${APPEND:+ $APPEND}" \
+			"$TOP/scripts/run-qemu.sh" --timeout "$timeout" --steal "$stage" \
 			"$(kernel_dir "$stage" "$flavour")/bzImage" measure \
 			"$rundir/$stage/measure-r$r" || rc=$?
 		[ "$dry" = 1 ] || record_boot "$rundir" "$stage" measure "$rundir/$stage/measure-r$r" "$rc"
@@ -59,4 +64,4 @@ done
 [ "$dry" = 0 ] || exit 0
 [ "$worst" = 0 ] || die "measurement boots failed; no report written"
 "$TOP/scripts/analyse.sh" "$rundir"
-"$TOP/scripts/report.sh" "$rundir"
+python3 "$TOP/scripts/report.py" "$rundir"

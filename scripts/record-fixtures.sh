@@ -1,21 +1,25 @@
 #!/bin/bash
 # Record test fixtures from real boots and store them under tests/fixtures/,
 # to be committed; the tests that read them then need no boot.
-# usage: record-fixtures.sh analyser|boots
+# usage: record-fixtures.sh analyser|boots|run
 #   analyser: the analyser's traces, recorded in the guest (plan
 #     "fixtures"); their answers are known from the scenarios' pinning.
 #   boots: finished boots for the judge (tests/13-judge.t), as run-qemu.sh
 #     leaves them, without result.json: a smoke pass, a WARNING splat, and
 #     the selftest on pristine and on baseline, which fail as the matrix
 #     expects.
+#   run: a short measurement run (two stages, two repeats, t1, t2 and hp
+#     under v5.4-scan) for the metrics table and the report
+#     (tests/62-metrics.t): what the boots left and the analyser's
+#     trace.txt, without the trace.dat files.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 1 ] || die "usage: record-fixtures.sh analyser|boots"
+[ $# = 1 ] || die "usage: record-fixtures.sh analyser|boots|run"
 out=$BUILD/fixtures
 "$TOP/scripts/build-initramfs.sh"
 
-for stage in pristine baseline; do
+for stage in pristine baseline consistent; do
 	kernel_is_current "$stage" smp || die "stage $stage has no current kernel; run make qemu-test"
 done
 
@@ -55,6 +59,26 @@ boots)
 	record selftest-pristine pristine selftest 1
 	record selftest-baseline baseline selftest 1
 	;;
-*) die "usage: record-fixtures.sh analyser|boots" ;;
+run)
+	rm -rf "$out/run"
+	mkdir -p "$out/run"
+	MEASURE_STAGES="baseline consistent" REPEAT=2 MEASURE_DURATION=1 WORKLOADS=t1,t2,hp \
+		POLICIES=v5.4-scan HACKBENCH_RUNS=2 "$TOP/scripts/measure.sh" "$out/run"
+	dest=$TOP/tests/fixtures/run
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	cp "$out/run"/{boots.tsv,measure-stages} "$dest/"
+	while IFS=$'\t' read -r _ boot; do
+		rel=${boot#"$out/run/"}
+		mkdir -p "$dest/$rel"
+		cp "$boot"/{provenance,steal.tsv} "$dest/$rel/"
+		(cd "$boot" && find guest -type f ! -name trace.dat ! -name guest-done) |
+			while read -r f; do
+				mkdir -p "$dest/$rel/${f%/*}"
+				cp "$boot/$f" "$dest/$rel/$f"
+			done
+	done < <(run_boots "$out/run" measure)
+	;;
+*) die "usage: record-fixtures.sh analyser|boots|run" ;;
 esac
 info "fixtures: $TOP/tests/fixtures ($(du -sh "$TOP/tests/fixtures" | cut -f1))"

@@ -3,7 +3,6 @@
  * sched-idle-analyse: numbers for the report, from what a guest run left.
  *
  *   sched-idle-analyse trace [-t TASKS] [-T TIMELINE] [-w FROM,LEN] TRACE.DAT
- *   sched-idle-analyse rtapp [-c CDF] LOG...
  *
  * "trace" reads a trace.dat through libtracecmd, replays sched_switch,
  * sched_wakeup(_new) and sched_migrate_task into a model of each CPU's
@@ -14,11 +13,8 @@
  * "tid policy comm" map; threads not in it count as normal. The guest runs
  * with one LLC (-smp sockets=1), so every CPU of the trace is one LLC.
  *
- * "rtapp" reads rt-app 1.0 logs and prints the wu_lat statistics the seed
- * printed with st (N, min, max, sum, mean, stddev), its 100 us histogram,
- * and the median with a bootstrap 95% confidence interval; then the same
- * for the activations that were woken (wu_lat > 0: an activation that
- * overran its period found its timer expired), and their CDF.
+ * The rt-app logs and every figure of the report are read by
+ * scripts/metrics.py; this tool only gives what needs the trace.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,8 +30,6 @@
 #define MAX_TIDS	4194304		/* PID_MAX_LIMIT on 64-bit */
 #define MAX_RQ		64
 #define SCHED_IDLE	5
-#define HIST_STEP	100
-#define HIST_BUCKETS	10
 #define BOOT_ROUNDS	1000
 
 enum class { CLASS_OTHER, CLASS_NORMAL, CLASS_IDLE_POLICY, CLASS_SWAPPER, NR_CLASSES };
@@ -176,116 +170,6 @@ static void print_stats(const char *prefix, struct samples *s)
 	printf("%s_median=%.3f\n%s_median_lo=%.3f\n%s_median_hi=%.3f\n",
 	       prefix, median(s->v, s->n), prefix, lo, prefix, hi);
 	printf("%s_p99=%.3f\n", prefix, s->v[(s->n * 99) / 100]);
-}
-
-/* The seed's textogram: 0-1000 us in steps of 100, then >1000. */
-static void print_histogram(const char *prefix, const struct samples *s)
-{
-	long count[HIST_BUCKETS + 1] = { 0 };
-	size_t i;
-	int b;
-
-	for (i = 0; i < s->n; i++) {
-		b = s->v[i] < 0 ? 0 : (int)(s->v[i] / HIST_STEP);
-		count[b < HIST_BUCKETS ? b : HIST_BUCKETS]++;
-	}
-	for (b = 0; b < HIST_BUCKETS; b++)
-		printf("%s_hist_%d_%d=%ld\n", prefix, b * HIST_STEP,
-		       (b + 1) * HIST_STEP, count[b]);
-	printf("%s_hist_over_%d=%ld\n", prefix, HIST_BUCKETS * HIST_STEP,
-	       count[HIST_BUCKETS]);
-}
-
-static void write_cdf(const char *path, const struct samples *s)
-{
-	FILE *f = fopen(path, "w");
-	size_t i;
-
-	if (!f)
-		die("cannot write %s", path);
-	fprintf(f, "# wu_lat_us fraction\n");
-	for (i = 0; i < s->n; i++)
-		fprintf(f, "%.3f %.6f\n", s->v[i], (double)(i + 1) / s->n);
-	fclose(f);
-}
-
-/*
- * rt-app 1.0 logs: "#" header lines, then one line per activation whose
- * 11th field is wu_lat in microseconds.
- */
-static void read_rtapp_log(const char *path, struct samples *s)
-{
-	FILE *f = fopen(path, "r");
-	char line[512];
-	double field[11];
-	int lineno = 0;
-
-	if (!f)
-		die("cannot open %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf",
-			   &field[0], &field[1], &field[2], &field[3], &field[4],
-			   &field[5], &field[6], &field[7], &field[8], &field[9],
-			   &field[10]) != 11) {
-			fprintf(stderr, "sched-idle-analyse: %s:%d: not an rt-app 1.0 log line\n",
-				path, lineno);
-			exit(1);
-		}
-		samples_add(s, field[10]);
-	}
-	fclose(f);
-}
-
-/* Activations that found their timer expired: the task overran its period. */
-static size_t count_zero(const struct samples *s)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < s->n; i++)
-		n += s->v[i] == 0;
-	return n;
-}
-
-/* The activations that slept and were woken: wu_lat above 0. */
-static void woken_only(const struct samples *s, struct samples *woken)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->v[i] > 0)
-			samples_add(woken, s->v[i]);
-}
-
-static int cmd_rtapp(int argc, char **argv)
-{
-	struct samples s = { 0 }, woken = { 0 };
-	const char *cdf = NULL;
-	int opt;
-
-	while ((opt = getopt(argc, argv, "c:")) != -1) {
-		if (opt != 'c')
-			return 2;
-		cdf = optarg;
-	}
-	if (optind >= argc)
-		die("%s", "rtapp: no log given");
-	for (; optind < argc; optind++)
-		read_rtapp_log(argv[optind], &s);
-	if (!s.n)
-		die("%s", "rtapp: the logs hold no activation");
-	print_stats("wu_lat", &s);
-	print_histogram("wu_lat", &s);
-	printf("wu_lat_zero=%zu\n", count_zero(&s));
-	woken_only(&s, &woken);
-	print_stats("woken", &woken);
-	if (cdf && woken.n)
-		write_cdf(cdf, &woken);
-	free(woken.v);
-	free(s.v);
-	return 0;
 }
 
 static int valid_tid(int tid)
@@ -670,14 +554,11 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs("usage: sched-idle-analyse trace [-t TASKS] [-T TIMELINE]\n"
-		      "                          [-w FROM,LEN] TRACE.DAT\n"
-		      "       sched-idle-analyse rtapp [-c CDF] LOG...\n", stderr);
+		      "                          [-w FROM,LEN] TRACE.DAT\n", stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "trace"))
 		return cmd_trace(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "rtapp"))
-		return cmd_rtapp(argc - 1, argv + 1);
 	die("unknown command '%s'", argv[1]);
 	return 2;
 }

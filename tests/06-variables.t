@@ -41,7 +41,7 @@ cases=(
 	"SMTP_PORT=99999 send-email want a TCP port number"
 	"TESTS=tests/nosuch.t check no test file 'tests/nosuch.t'"
 )
-t_plan $((${#cases[@]} + 9))
+t_plan $((${#cases[@]} + 15))
 
 for c in "${cases[@]}"; do
 	read -r assign target want <<<"$c"
@@ -69,7 +69,13 @@ table=$(variable_table | cut -d'|' -f1 | sort | paste -sd ' ')
 t_is "$readme" "$table" "the README lists exactly the variables of scripts/variables"
 # And every script reads only variables from that list or internal ones.
 t_is "$(unset SMP MEASURE_STAGES; echo "$(setting SMP) $(setting MEASURE_STAGES) $(SMP=2 setting SMP)")" \
-	"4 baseline consistent balance 2" "defaults come from scripts/variables, a set value wins"
+	"4 baseline consistent balance scan-stats sis-util 2" "defaults come from scripts/variables, a set value wins"
+# The measurement guest is sized to the host unless SMP= says otherwise.
+t_is "$(unset SMP; measure_smp 2)" "2,sockets=1,cores=2,threads=1" "measurement: one vCPU per host CPU (2 host CPUs)"
+t_is "$(unset SMP; measure_smp 64)" "4,sockets=1,cores=4,threads=1" "measurement: at most SMP's default (64 host CPUs)"
+t_is "$(SMP=3 measure_smp 2)" "3,sockets=1,cores=3,threads=1" "measurement: SMP= overrides the sizing"
+t_is "$(oversubscribed 3,sockets=1,cores=3,threads=1 2) $(oversubscribed 2,sockets=1,cores=2,threads=1 2) $(oversubscribed 4,sockets=2,cores=2,threads=1 8)" \
+	"1 0 0" "oversubscribed: more vCPUs than host CPUs, and only then"
 # A fresh checkout: no tree unpacked yet, and the default KDIR is fine.
 fresh=$(mktemp -d)
 out=$(env -u KDIR BUILD="$fresh" DRY_RUN=1 STAGE=pristine MEASURE=0 "$TOP/scripts/qemu-test.sh" 2>&1)
@@ -89,6 +95,14 @@ t_is "$(grep -A1 '^# measurement boot' <<<"$out" | grep -c "^timeout --kill-afte
 t_is "$(find "$RESULTS" -mindepth 1 | wc -l)" "$before" "and writes no results"
 t_like "$(grep -m1 '^timeout' <<<"$out")" "'-smp' '2,sockets=1,cores=2,threads=1' .*sched_idle.topo=2,1,1" \
 	"SMP=2 becomes one package of two cores, which the guest checks"
+# Without SMP=, the smoke boots keep SMP's default and the measurement
+# boots get one vCPU per host CPU this run may use.
+sized=$(cd "$TOP" && env -u SMP make -s qemu-test DRY_RUN=1 STAGE="pristine baseline" \
+	MEASURE_STAGES="pristine baseline" REPEAT=1 2>&1)
+want=$(unset SMP; measure_smp "$(nproc)")
+t_like "$(grep -m1 '^timeout' <<<"$sized")" "'-smp' '4,sockets=1,cores=4,threads=1'" "no SMP=: smoke boots get SMP's default"
+t_like "$(grep -A1 '^# measurement boot 1/2' <<<"$sized" | tail -n1)" "'-smp' '$want' .*'-pidfile'" \
+	"and measurement boots $want, with the pid file the steal monitor reads"
 # make shell's command is the same builder's: only the plan and the
 # console differ from a boot's.
 shell=$(cd "$TOP" && make -s shell DRY_RUN=1 STAGE=pristine SMP=2 2>&1)

@@ -1,10 +1,10 @@
 #!/bin/bash
 # The analyser against answers known in advance: trace.dat fixtures
-# recorded in the guest from pinned scenarios (scripts/record-fixtures.sh),
-# and rt-app logs whose statistics are worked out by hand.
+# recorded in the guest from pinned scenarios (scripts/record-fixtures.sh).
+# The rt-app logs' statistics are scripts/metrics.py's (tests/62).
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 18
+t_plan 12
 
 fix=$TOP/tests/fixtures
 tool=$BUILD/tools/sched-idle-analyse
@@ -45,23 +45,6 @@ t_is "${bad:-none} $(grep -c . "$BUILD/timeline.test" | awk '{ print ($1 > 0) }'
 
 err=$("$tool" trace "$fix/no-such.dat" 2>&1)
 t_is "$? $(echo "$err" | wc -l)" "1 1" "a missing trace is one error line and exit 1"
-
-out=$("$tool" rtapp "$fix/rtapp/known.log")
-# wu_lat 50 150 250 1050 0: N 5, sum 1500, mean 300, sample stddev
-# sqrt((250^2 + 150^2 + 50^2 + 750^2 + 300^2) / 4) = sqrt(185000) = 430.116.
-t_is "$(val "$out" wu_lat_n) $(val "$out" wu_lat_min) $(val "$out" wu_lat_max) $(val "$out" wu_lat_sum)" \
-	"5 0.000 1050.000 1500.000" "rtapp: N, min, max, sum"
-t_is "$(val "$out" wu_lat_mean) $(val "$out" wu_lat_stddev) $(val "$out" wu_lat_median)" \
-	"300.000 430.116 150.000" "rtapp: mean, stddev (n-1), median"
-t_is "$(val "$out" wu_lat_hist_0_100) $(val "$out" wu_lat_hist_100_200) $(val "$out" wu_lat_hist_200_300) $(val "$out" wu_lat_hist_over_1000)" \
-	"2 1 1 1" "rtapp: the seed's 100 us buckets and >1000"
-lo=$(val "$out" wu_lat_median_lo) hi=$(val "$out" wu_lat_median_hi)
-awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 150 && 150 <= h && l >= 0 && h <= 1050) }'
-t_ok $? "rtapp: the bootstrap interval [$lo, $hi] holds the median and stays in the data"
-t_is "$("$tool" rtapp "$fix/rtapp/known.log" | sha1sum)" "$(echo "$out" | sha1sum)" "rtapp: the interval is reproducible (fixed seed)"
-
-err=$("$tool" rtapp "$fix/rtapp/truncated.log" 2>&1)
-t_like "$? $err" "^1 .*truncated.log:3: not an rt-app 1.0 log line$" "rtapp: a truncated log names its file and line"
 
 [ -f "$KDIR/scripts/checkpatch.pl" ] || "$TOP/scripts/prepare-tree.sh" >&2
 # Kernel coding style, as for the patches (run outside the checkout: checkpatch looks for .git).

@@ -3,7 +3,7 @@
 # interleaved repeated boots, trace.dat and rt-app logs per workload, the
 # analyser, and a report whose every figure comes from this run's files.
 . "$(dirname "$0")/lib.sh"
-t_plan 13
+t_plan 14
 
 tool=$BUILD/tools/sched-idle-analyse
 out=$(STAGE="baseline consistent" REPEAT=2 MEASURE_DURATION=2 WORKLOADS=t1,t2,hp \
@@ -22,9 +22,9 @@ t_is "$order $first" "4 baseline/measure-r1/ consistent/measure-r1/ baseline/mea
 	"boots interleaved: baseline, consistent, then again"
 
 missing=""
-for section in "## Provenance" "## Main table" "## Which scan policy reproduces the seed" \
+for section in "## Provenance" "## Main table" "## The seed's claims" "## Host interference" \
 	"### Avoidable stacking, t2" "### 001 Test 2" "### 001 Test 1" "### Noise floor" \
-	"## What does not transfer to QEMU" "## Traces"; do
+	"## What QEMU can and cannot model" "## Traces"; do
 	grep -qF "$section" "$report" || missing="$missing [$section]"
 done
 t_is "${missing:-none}" none "report.md has every section"
@@ -64,12 +64,21 @@ t_is "$t_unlike" 0 "stacking rows match a fresh analysis of this run's traces: $
 bad=""
 for s in baseline consistent; do
 	for w in t1 t2; do
-		m=$("$tool" rtapp "$run/$s"/measure-r*/guest/v5.4-scan/$w/*-cfs-*.log | sed -n 's/^wu_lat_mean=//p')
-		[ -n "$m" ] && grep -q "^| v5.4-scan | $s | .*| $m |" "$run/main-table.md" || bad="$bad $s/$w($m)"
+		m=$(awk '!/^#/ && NF == 11 { s += $11; n++ } END { if (n) printf "%.1f", s / n }' \
+			"$run/$s"/measure-r*/guest/v5.4-scan/$w/*-cfs-*.log)
+		col=$([ "$w" = t2 ] && echo 4 || echo 5)
+		got=$(awk -F' [|] ' -v s="$s" -v c="$col" '$2 == s { print $c }' "$run/main-table.md")
+		[ -n "$m" ] && [ "$got" = "$m" ] || bad="$bad $s/$w($got, want $m)"
 	done
 done
 t_is "${bad:-none}" none "main-table means match the pooled rt-app logs"
-
+# Every window of every boot has the host's view of its vCPUs.
+bad=""
+for d in "$run"/*/measure-r*; do
+	n=$(awk -F'\t' '$1 ~ /^v5.4-scan:/ { print $1 }' "$d/steal.tsv" 2>/dev/null | sort -u | wc -l)
+	[ "$n" = 3 ] && grep -q '^oversubscribed=[01]$' "$d/provenance" || bad="$bad ${d#"$run"/}($n windows)"
+done
+t_is "${bad:-none}" none "each boot has steal.tsv rows for its 3 windows and says whether it was oversubscribed"
 t_like "$(grep -A3 '^| stage | boots | series_hash' "$report")" "\| baseline \| 2 \| $(series_hash | cut -c1-12) \|" \
 	"the report's provenance carries this checkout's series hash"
 pols=$(for d in "$run"/*/measure-r*; do t_subtest "$d" v5.4-scan:t2; done | grep -c '^pass$')

@@ -37,16 +37,22 @@ HB_RUNS=$(cmdline_arg hackbench_runs)
 need_arg hackbench_runs "$HB_RUNS"
 
 # The shape of workload $1: "cfs_tasks cfs_cpus run period hogs hog_cpus".
-# t1/t2 are 001's Tests 1 and 2, p1-p3 are 005's Tests 1-3 (the pinned
-# task on CPU1, its SCHED_IDLE neighbour on CPU2).
+# t1/t2 are 001's Tests 1 and 2, p1-p3 are 005's Tests 1-3: the pinned
+# task on CPU1, its SCHED_IDLE neighbour on CPU2, or on CPU0 in a guest of
+# two CPUs (the measurement's size on a 2-CPU host).
+NEIGHBOUR=$((NCPU > 2 ? 2 : 0))
 shape()
 {
 	case $1 in
 	t1) echo "$NCFS $ALL_CPUS 5333 7777 0 -" ;;
 	t2) echo "$NCFS $ALL_CPUS 5333 7777 $NIDLE $ALL_CPUS" ;;
-	p1) echo "1 [1] 2333 7777 0 -" ;;
-	p2) echo "1 [1] 2333 7777 1 [2]" ;;
-	p3) echo "1 [1] 2333 7777 $NCPU $ALL_CPUS" ;;
+	p1 | p2 | p3)
+		[ "$NCPU" -ge 2 ] || { echo "$1 needs 2 CPUs or more; this guest has $NCPU"; return 1; }
+		case $1 in
+		p1) echo "1 [1] 2333 7777 0 -" ;;
+		p2) echo "1 [1] 2333 7777 1 [$NEIGHBOUR]" ;;
+		p3) echo "1 [1] 2333 7777 $NCPU $ALL_CPUS" ;;
+		esac ;;
 	*) return 1 ;;
 	esac
 }
@@ -146,6 +152,7 @@ measure_hackbench()
 		check_classes "$_dir/tasks.txt" 0 "$NCPU" || return 1
 	fi
 	sis_snapshot /tmp/sis-before
+	mark begin "$1:$2"
 	for _i in $(seq "$HB_RUNS"); do
 		# shellcheck disable=SC2086 # one word per option
 		if ! hackbench $_args >/tmp/hackbench.out 2>&1; then
@@ -156,6 +163,7 @@ measure_hackbench()
 		[ -n "$_t" ] || { echo "hackbench printed no time: $(tail -n 1 /tmp/hackbench.out)"; return 1; }
 		echo "time_s=$_t" >>"$_dir/hackbench.txt"
 	done
+	mark end "$1:$2"
 	sis_snapshot /tmp/sis-after
 	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
 	stop_hogs
@@ -171,11 +179,20 @@ measure_hackbench()
 	echo "$2 under $1: $(tr '\n' ' ' <"$_dir/hackbench.txt")"
 }
 
+# "# window begin|end NAME" on the console, at once: at these lines the
+# host reads its vCPU threads' schedstat (scripts/vcpu-steal.py), its
+# interference in the window where the workload runs.
+mark()
+{
+	echo "# window $1 $2" >&3
+}
+
 # Run workload $2 under scan policy $1 into $3.
 measure()
 {
-	# shellcheck disable=SC2046 # one word per field
-	set -- "$1" "$2" "$3" $(shape "$2")
+	_shape=$(shape "$2") || { echo "$_shape"; return 1; }
+	# shellcheck disable=SC2086 # one word per field
+	set -- "$1" "$2" "$3" $_shape
 	_dir=$3
 	HOG_PID=
 	rm -rf /tmp/rt-app /tmp/rt-app-hog
@@ -193,8 +210,11 @@ measure()
 	if wait_threads "$_pid" $(($4 + 1)); then
 		list_threads "$_pid" >>"$_dir/tasks.txt"
 	fi
+	# From here the workload runs: rt-app's start-up stays outside.
+	mark begin "$1:$2"
 	wait "$_pid"
 	_rc=$?
+	mark end "$1:$2"
 	sis_snapshot /tmp/sis-after
 	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
 	trace_extract "$_dir/trace.dat" || return 1
@@ -230,6 +250,9 @@ measure_one()
 }
 
 [ -n "$RESULTS_DIR" ] || { echo "sched-idle: infra: nowhere to write results"; exit 1; }
+# The console, for the window marks: ktap_check captures the output of
+# the checks it runs, and the host must see a mark when it is printed.
+exec 3>&1
 ktap_begin $(($(echo "$POLICIES" | wc -w) * $(echo "$WORKLOADS" | wc -w)))
 ktap_diag "cpus=$NCPU cfs=$NCFS idle=$NIDLE duration=${DURATION}s"
 for policy in $POLICIES; do
