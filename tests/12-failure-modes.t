@@ -12,7 +12,7 @@ holder=""
 cleanup()
 {
 	[ -z "$holder" ] || kill "$holder" 2>/dev/null
-	SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+	t_series_restore "$tmp"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -30,15 +30,8 @@ t_like "$out" "^error: missing packages; run: sudo apt-get install -y .*qemu-sys
 
 # 4. A patch that breaks the build: the stage and the first compiler error.
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
-"$TOP/scripts/apply-stage.sh" "$(stage_names | tail -n1)" >/dev/null 2>&1
-mkdir -p "$tmp/a/kernel/sched" "$tmp/b/kernel/sched" "$tmp/patches"
-cp "$KDIR/kernel/sched/fair.c" "$tmp/a/kernel/sched/"
-awk '{ print } /^#include "sched.h"$/ { print "static int broken = ;" }' \
-	"$tmp/a/kernel/sched/fair.c" >"$tmp/b/kernel/sched/fair.c"
-(cd "$tmp" && diff -u a/kernel/sched/fair.c b/kernel/sched/fair.c) >"$tmp/patches/9999-broken.patch"
-cp "$PATCHES"/*.patch "$tmp/patches/"
-cp "$SERIES" "$tmp/series"
-echo "9999-broken.patch # stage: broken" >>"$tmp/series"
+t_mutant_series "$tmp" "$(stage_names | tail -n1)" broken \
+	'{ print } /^#include "sched.h"$/ { print "static int broken = ;" }'
 latest=$(readlink "$RESULTS/latest" 2>/dev/null || echo none)
 runs=$(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort)
 out=$(SERIES=$tmp/series PATCHES=$tmp/patches STAGE=broken "$TOP/scripts/qemu-test.sh" 2>&1)

@@ -8,24 +8,16 @@ t_plan 4
 tmp=$(mktemp -d)
 cleanup()
 {
-	SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+	t_series_restore "$tmp"
 	rm -rf "$tmp" "$(kernel_dir mutant smp)"
 }
 trap cleanup EXIT
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
-"$TOP/scripts/apply-stage.sh" "$(stage_names | tail -n1)" >/dev/null 2>&1
 
-# The mutant: the first throttle_cfs_rq() loop no longer updates the count.
-mkdir -p "$tmp/a/kernel/sched" "$tmp/b/kernel/sched" "$tmp/patches"
-cp "$KDIR/kernel/sched/fair.c" "$tmp/a/kernel/sched/"
-awk '/qcfs_rq->idle_h_nr_running -= idle_task_delta;/ && !done { done = 1; next } { print }' \
-	"$tmp/a/kernel/sched/fair.c" >"$tmp/b/kernel/sched/fair.c"
-(cd "$tmp" && diff -u a/kernel/sched/fair.c b/kernel/sched/fair.c) >"$tmp/patches/9999-mutant.patch"
+# The mutant (T_LEAK, tests/lib.sh), on top of the whole series.
+t_mutant_series "$tmp" "$(stage_names | tail -n1)" mutant "$T_LEAK"
 t_is "$(grep -c '^-.*idle_h_nr_running -= idle_task_delta' "$tmp/patches/9999-mutant.patch")" 1 \
 	"mutant patch drops one throttle update"
-cp "$PATCHES"/*.patch "$tmp/patches/"
-cp "$SERIES" "$tmp/series"
-echo "9999-mutant.patch # stage: mutant" >>"$tmp/series"
 
 export SERIES=$tmp/series PATCHES=$tmp/patches
 out=$( { "$TOP/scripts/apply-stage.sh" mutant && "$TOP/scripts/build-kernel.sh" mutant smp; } 2>&1)

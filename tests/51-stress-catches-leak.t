@@ -8,26 +8,19 @@ t_plan 6
 tmp=$(mktemp -d)
 cleanup()
 {
-	SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+	t_series_restore "$tmp"
 	rm -rf "$tmp" "$(kernel_dir mutant debug)"
 }
 trap cleanup EXIT
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 
-# On top of balance, the last stage tests/50 stresses, so that the debug
-# object directory rebuilds only what 0001-0005 and the mutant touch.
-mkdir -p "$tmp/a/kernel/sched" "$tmp/b/kernel/sched" "$tmp/patches"
-cp "$PATCHES"/*.patch "$tmp/patches/"
-awk '{ print } / # stage: balance$/ { exit }' "$SERIES" >"$tmp/series"
-echo "9999-mutant.patch # stage: mutant" >>"$tmp/series"
-export SERIES=$tmp/series PATCHES=$tmp/patches
-"$TOP/scripts/apply-stage.sh" balance >/dev/null 2>&1
-cp "$KDIR/kernel/sched/fair.c" "$tmp/a/kernel/sched/"
-awk '/qcfs_rq->idle_h_nr_running -= idle_task_delta;/ && !done { done = 1; next } { print }' \
-	"$tmp/a/kernel/sched/fair.c" >"$tmp/b/kernel/sched/fair.c"
-(cd "$tmp" && diff -u a/kernel/sched/fair.c b/kernel/sched/fair.c) >"$tmp/patches/9999-mutant.patch"
+# tests/31's mutant (T_LEAK, tests/lib.sh) on top of balance, the last
+# stage tests/50 stresses, so that the debug object directory rebuilds
+# only what 0001-0005 and the mutant touch.
+t_mutant_series "$tmp" balance mutant "$T_LEAK"
 t_is "$(grep -c '^-.*idle_h_nr_running -= idle_task_delta' "$tmp/patches/9999-mutant.patch")" 1 \
 	"mutant patch drops one throttle update"
+export SERIES=$tmp/series PATCHES=$tmp/patches
 
 out=$( { "$TOP/scripts/apply-stage.sh" mutant && "$TOP/scripts/build-kernel.sh" mutant debug; } 2>&1)
 t_ok $? "mutant debug kernel builds"

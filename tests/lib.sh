@@ -91,3 +91,34 @@ t_subtest()
 	r=$(t_subtests "$1" | awk -F'\t' -v n="$2" '$1 == n { print $2; exit }')
 	echo "${r:-missing}"
 }
+
+# A throwaway series in folder $1 for the tests that need a kernel the real
+# series does not give: the real patches up to stage $2's, then one more,
+# stage $3, which rewrites stage $2's kernel/sched/fair.c through the awk
+# program $4. Leaves the tree at stage $2; the patch is $1/patches/9999-$3.patch.
+# Use it with SERIES=$1/series PATCHES=$1/patches, and put the tree back
+# with t_series_restore $1 at the end.
+t_mutant_series()
+{
+	local dir=$1 base=$2 name=$3 prog=$4
+
+	mkdir -p "$dir/a/kernel/sched" "$dir/b/kernel/sched" "$dir/patches"
+	cp "$PATCHES"/*.patch "$dir/patches/"
+	awk -v s="$base" '{ print } $0 ~ " # stage: " s "( |$)" { exit }' "$SERIES" >"$dir/series"
+	SERIES=$dir/series PATCHES=$dir/patches "$TOP/scripts/apply-stage.sh" "$base" >/dev/null 2>&1
+	cp "$KDIR/kernel/sched/fair.c" "$dir/a/kernel/sched/"
+	awk "$prog" "$dir/a/kernel/sched/fair.c" >"$dir/b/kernel/sched/fair.c"
+	(cd "$dir" && diff -u a/kernel/sched/fair.c b/kernel/sched/fair.c) >"$dir/patches/9999-$name.patch"
+	echo "9999-$name.patch # stage: $name" >>"$dir/series"
+}
+
+# Pop the tree of a t_mutant_series folder $1 back to pristine.
+t_series_restore()
+{
+	SERIES=$1/series PATCHES=$1/patches "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+}
+
+# The mutant of tests/31 and tests/51: the first throttle_cfs_rq() loop no
+# longer takes the throttled group's SCHED_IDLE tasks out of the count.
+# shellcheck disable=SC2034 # used by the tests that source this
+T_LEAK='/qcfs_rq->idle_h_nr_running -= idle_task_delta;/ && !done { done = 1; next } { print }'
