@@ -41,6 +41,9 @@ import re
 import sys
 from pathlib import Path
 
+# KEY=VALUE files (provenance, trace.txt): the judge's one reader.
+from judge import read_provenance as read_kv  # noqa: E402
+
 ROUNDS = 1000
 SEED = 20191024
 # A flagged window: its vCPUs waited for a host CPU more than this share of
@@ -60,16 +63,6 @@ HEADER = "stage\trepeat\tpolicy\tworkload\tmetric\tvalue\n"
 
 class MetricsError(Exception):
     pass
-
-
-def read_kv(path):
-    out = {}
-    if path.exists():
-        for line in path.read_text(errors="replace").splitlines():
-            k, sep, v = line.partition("=")
-            if sep:
-                out[k] = v
-    return out
 
 
 def read_rtapp_log(path):
