@@ -48,5 +48,7 @@ patches:
 send-email:
 	@MAIL_CC='$(if $(filter command line,$(origin CC)),$(CC))' scripts/send-email.sh
 
+# Both trees' build products; the unpacked trees and build/tree stay.
 clean:
 	rm -rf build/obj build/kernels build/initramfs.* build/logs
+	rm -rf build/6.12/obj build/6.12/kernels build/6.12/initramfs.* build/6.12/logs

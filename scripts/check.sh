@@ -17,6 +17,13 @@ case ${1:-} in
 esac
 take_lock
 "$TOP/scripts/deps.sh" check
+# The test files pick their trees: tests/NAME.t is for 6.1 and
+# tests/NAME-6.12.t runs it with TREE=6.12.
+[ -z "${TREE:-}" ] || info "make check covers every tree; TREE=$TREE is not used"
+unset TREE
+# make exports KDIR, and lib.sh filled in this tree's default: leave it
+# unset, so that each test file takes its own tree's default.
+[ "$KDIR" != "$DEFAULT_KDIR" ] || unset KDIR
 cd "$TOP"
 tests=$(setting TESTS)
 if [ -z "$tests" ]; then

@@ -4,12 +4,14 @@
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
-run_pkgs="linux-source-6.1 xz-utils quilt make gcc libc6-dev bison flex bc
+run_pkgs="linux-source-$TREE_VERSION xz-utils quilt make gcc libc6-dev bison flex bc
 libelf-dev libssl-dev cpio python3 util-linux qemu-system-x86 busybox-static
 rt-app trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev pkg-config
 gnuplot-nox rt-tests ccache"
-send_pkgs="linux-source-6.1 xz-utils git perl git-email libmailtools-perl"
-check_pkgs="perl sparse shellcheck git $send_pkgs python3-aiosmtpd"
+send_pkgs="linux-source-$TREE_VERSION xz-utils git perl git-email libmailtools-perl"
+# The tests cover every tree.
+# shellcheck disable=SC2086 # one word per tree
+check_pkgs="perl sparse shellcheck git $send_pkgs python3-aiosmtpd $(printf 'linux-source-%s ' $TREES)"
 
 want=""
 for group in "$@"; do

@@ -113,7 +113,7 @@ blurb=$out.tmp/blurb
 	echo
 	echo "$results"
 	echo
-	echo "Base: Debian's linux-source-6.1 (Linux 6.1.192) with a local patch"
+	echo "Base: Debian's linux-source-$TREE_VERSION (Linux $(make -s -C "$tree" kernelversion)) with a local patch"
 	echo "on top,"
 	echo
 	echo "  $(git -C "$tree" log -1 --format=%s "$base")"

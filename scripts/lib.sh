@@ -2,14 +2,46 @@
 # Common paths and helpers for the scripts in this folder. Sourced, never run.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-RESULTS=${RESULTS:-$TOP/results}
+
+# The kernel trees the project has a series for, each Debian's packaged
+# linux-source-VERSION. The first is the default: it is the one Debian's
+# linux-source package installs.
+TREES="6.1 6.12"
+
+# "major.minor" of the kernel tree in $1, from its Makefile; empty if none.
+makefile_version()
+{
+	awk '/^VERSION *=/ { v = $3 } /^PATCHLEVEL *=/ { p = $3 }
+		END { if (v != "" && p != "") print v "." p }' "$1/Makefile" 2>/dev/null
+}
+
+# The tree a run is for: TREE when set, else a KDIR= tree's own version,
+# else the default. Everything of one tree lives apart from the other's:
+# its series and patches, its build folder (tree, objects, kernels,
+# initramfs) and its results, so the two never rebuild each other's
+# kernels. 6.1 keeps the top-level names it has always had.
+if [ -n "${TREE:-}" ]; then
+	TREE_VERSION=$TREE
+elif [ -n "${KDIR:-}" ] && [ -n "$(makefile_version "$KDIR")" ]; then
+	TREE_VERSION=$(makefile_version "$KDIR")
+else
+	TREE_VERSION=${TREES%% *}
+fi
+if [ "$TREE_VERSION" = "${TREES%% *}" ]; then
+	tree_suffix=""
+else
+	tree_suffix=$TREE_VERSION
+fi
+BUILD=${BUILD:-$TOP/build${tree_suffix:+/$tree_suffix}}
+RESULTS=${RESULTS:-$TOP/results${tree_suffix:+/$tree_suffix}}
+SERIES=${SERIES:-$TOP/series${tree_suffix:+-$tree_suffix}}
+PATCHES=${PATCHES:-$TOP/patches${tree_suffix:+-$tree_suffix}}
+SELFTEST_MATRIX=${SELFTEST_MATRIX:-$TOP/tests/selftest-matrix${tree_suffix:+-$tree_suffix}}
+TARBALL=${TARBALL:-/usr/src/linux-source-$TREE_VERSION.tar.xz}
+unset tree_suffix
 # The default tree is ours to reset at will; a KDIR the user names is not.
-DEFAULT_KDIR=$BUILD/linux-source-6.1
+DEFAULT_KDIR=$BUILD/linux-source-$TREE_VERSION
 KDIR=${KDIR:-$DEFAULT_KDIR}
-SERIES=${SERIES:-$TOP/series}
-PATCHES=${PATCHES:-$TOP/patches}
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 # The user's variables, their defaults and their checks: scripts/variables.
 VARIABLES=$TOP/scripts/variables
@@ -81,9 +113,15 @@ check_value()
 	workloads)
 		list_of "$name" "$v" "t1 t2 p1 p2 p3 hp ht hf" ;;
 	policies)
-		list_of "$name" "$v" "defaults v5.4-scan" ;;
+		list_of "$name" "$v" "$(tree_policies)" ;;
+	tree)
+		case " $TREES " in
+		*" $v "*) ;;
+		*) bad_value "$name" "$v" "want one of: $TREES" ;;
+		esac ;;
 	kdir)
-		# The default tree is unpacked later, by prepare-tree.sh.
+		# The default tree is unpacked later, by prepare-tree.sh, which
+		# also checks a tree's full version.
 		[ "$v" = "$DEFAULT_KDIR" ] || [ -d "$v" ] || bad_value "$name" "$v" "no such directory" ;;
 	run)
 		[ -d "$v" ] || [ -d "$RESULTS/$v" ] ||
@@ -114,6 +152,18 @@ list_of()
 	done
 }
 
+# The scan policies the measurement can set on the tree, the first being
+# the kernel's defaults (SIS_UTIL on). The other takes SIS_UTIL's
+# cut-off away: on 6.1 the scan is then v5.4's, bounded by SIS_PROP; 6.12
+# has no SIS_PROP (removed in v6.7), so there it scans the whole LLC.
+tree_policies()
+{
+	case $TREE_VERSION in
+	6.1) echo "defaults v5.4-scan" ;;
+	*) echo "defaults no-sis-util" ;;
+	esac
+}
+
 # The guest plans in the initramfs (make shell's "shell" is not one).
 plan_names()
 {
@@ -137,6 +187,11 @@ check_settings()
 		[ -n "${!name}" ] || continue
 		check_value "$name" "${!name}" "$kind"
 	done < <(variable_table)
+	# Both named: they must agree.
+	if [ -n "${TREE:-}" ] && [ -n "${KDIR:-}" ] && [ "$KDIR" != "$DEFAULT_KDIR" ] &&
+	   [ -n "$(makefile_version "$KDIR")" ] && [ "$(makefile_version "$KDIR")" != "$TREE" ]; then
+		bad_value KDIR "$KDIR" "a $(makefile_version "$KDIR") tree, but TREE=$TREE"
+	fi
 }
 
 # Kernel command line for plans that trace (measure, fixtures): the sched

@@ -6,8 +6,8 @@ set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 check_settings
 
-tree=${TREE:-$BUILD/tree}
-[ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-6.1"
+tree=${GIT_TREE:-$BUILD/tree}
+[ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-$TREE_VERSION"
 if [ -d "$tree/.git" ]; then
 	die "$tree exists; edit it, run 'make refresh', or remove it to start again"
 fi
@@ -27,7 +27,7 @@ git config user.email "${GIT_AUTHOR_EMAIL:-sched-idle@example.invalid}"
 info "committing the packaged tree"
 # Debian's .gitignore ignores the whole top level (/*).
 git add -f -A .
-git commit -q -m "Linux $(make -s kernelversion) as packaged in Debian's linux-source-6.1"
+git commit -q -m "Linux $(make -s kernelversion) as packaged in Debian's linux-source-$TREE_VERSION"
 git tag base
 info "importing the series"
 # quiltimport reads the series without our "# stage:" comments.

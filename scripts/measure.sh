@@ -19,6 +19,7 @@ repeat=$(setting REPEAT)
 duration=$(setting MEASURE_DURATION)
 workloads=$(setting WORKLOADS)
 policies=$(setting POLICIES)
+[ -n "$policies" ] || policies=$(tree_policies | tr ' ' ',')
 flavour=${FLAVOUR:-smp}
 hb_runs=$(setting HACKBENCH_RUNS)
 hb_loops=$(setting HACKBENCH_LOOPS)

@@ -11,5 +11,5 @@ if [ "$(cat "$tree/.git/sched-idle-series" 2>/dev/null)" = "$want" ]; then
 fi
 info "send tree: importing series $want into $tree"
 rm -rf "$tree"
-TREE=$tree "$TOP/scripts/make-tree.sh"
+GIT_TREE=$tree "$TOP/scripts/make-tree.sh"
 echo "$want" >"$tree/.git/sched-idle-series"

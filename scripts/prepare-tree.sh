@@ -1,12 +1,12 @@
 #!/bin/bash
-# Make $KDIR a 6.1.y kernel tree at stage pristine, ready for quilt.
+# Make $KDIR a kernel tree of TREE's version at stage pristine, ready for quilt.
 # The default tree is unpacked from the packaged tarball under build/.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 unpack()
 {
-	[ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-6.1"
+	[ -r "$TARBALL" ] || die "no $TARBALL; install linux-source-$TREE_VERSION"
 	info "unpacking $TARBALL into $BUILD"
 	rm -rf "$DEFAULT_KDIR" "$DEFAULT_KDIR.tmp"
 	mkdir -p "$DEFAULT_KDIR.tmp"
@@ -28,8 +28,8 @@ check_tree()
 	version=$(make -s -C "$KDIR" kernelversion 2>/dev/null) ||
 		die "KDIR=$KDIR: cannot read the kernel version"
 	case $version in
-	6.1|6.1.*) ;;
-	*) die "KDIR=$KDIR is Linux $version; the series targets 6.1.y" ;;
+	"$TREE_VERSION" | "$TREE_VERSION".*) ;;
+	*) die "KDIR=$KDIR is Linux $version; TREE=$TREE_VERSION takes a $TREE_VERSION.y tree (trees: $TREES)" ;;
 	esac
 	[ ! -f "$KDIR/.config" ] ||
 		die "KDIR=$KDIR has a .config in the source tree; run 'make mrproper' there (builds go to build/)"

@@ -4,7 +4,8 @@
 # env: STAGE, PLAN, SMP, KDIR, TIMEOUT, DRY_RUN, MEASURE and the
 #      measurement's variables (scripts/variables); internal: FLAVOUR
 #      (default smp), RUN_ID (name of the results run), SELFTEST_MATRIX
-#      (default tests/selftest-matrix).
+#      (default tests/selftest-matrix, or tests/selftest-matrix-6.12 for
+#      TREE=6.12).
 # A PLAN=selftest boot of the packaged tree is judged against the expected
 # matrix: a subtest that fails where the matrix says so is an expected
 # failure, and the run exits 0 when every stage is as the matrix says.
@@ -19,11 +20,11 @@ stages=$(setting STAGE)
 nstages=$(echo "$stages" | wc -w)
 
 # The matrix was written for the packaged tree: a KDIR= tree of another
-# 6.1.y release gets "no expectation", never a silent pass.
+# release of the same line gets "no expectation", never a silent pass.
 expect=()
 if [ "$plan" = selftest ]; then
 	if [ "$KDIR" = "$DEFAULT_KDIR" ]; then
-		expect=(--expect "${SELFTEST_MATRIX:-$TOP/tests/selftest-matrix}")
+		expect=(--expect "$SELFTEST_MATRIX")
 		[ -f "${expect[1]}" ] || die "no expected matrix ${expect[1]}"
 	else
 		expect=(--expect none)

@@ -6,7 +6,7 @@ set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 check_settings
 
-tree=${TREE:-$BUILD/tree}
+tree=${GIT_TREE:-$BUILD/tree}
 [ -d "$tree/.git" ] || die "no git tree at $tree; run 'make tree' first"
 mapfile -t names < <(series_patches | awk '{ print $1 }')
 count=$(git -C "$tree" rev-list --count base..HEAD)

@@ -72,6 +72,8 @@ qemu_command "$accel" "$smp" "$kernel" "$cmdline" "file:$outdir/console.log" "$o
 [ -z "$steal" ] || QEMU_CMD+=(-pidfile "$outdir/qemu.pid")
 
 {
+	echo "tree=$TREE_VERSION"
+	echo "tree_source=$(cat "$KDIR/.sched-idle-base" 2>/dev/null || echo "$KDIR")"
 	echo "stage=$stage"
 	echo "plan=$plan"
 	echo "kernel=$kernel"

@@ -18,10 +18,10 @@ for stage in $stages; do
 done
 prov=$latest/pristine/smoke/provenance
 missing=""
-for key in series_hash kernel_config_hash kernel_source_hash qemu qemu_command accel smp host_load; do
+for key in tree tree_source series_hash kernel_config_hash kernel_source_hash qemu qemu_command accel smp host_load; do
 	grep -q "^$key=." "$prov" || missing="$missing $key"
 done
-t_is "${missing:-none}" none "provenance records series, config, QEMU and its command, accelerator, topology, host load"
-t_is "$(python3 "$TOP/scripts/judge.py" --show "$latest/pristine/smoke/result.json" provenance.series_hash)" \
-	"$(series_hash)" "result.json carries the provenance"
+t_is "${missing:-none}" none "provenance records tree, series, config, QEMU and its command, accelerator, topology, host load"
+t_is "$(python3 "$TOP/scripts/judge.py" --show "$latest/pristine/smoke/result.json" provenance.series_hash) $(python3 "$TOP/scripts/judge.py" --show "$latest/pristine/smoke/result.json" provenance.tree)" \
+	"$(series_hash) $TREE_VERSION" "result.json carries the provenance, with the tree"
 t_is "$(t_subtest "$latest/pristine/smoke" idle_policy)" pass "SCHED_IDLE policy verified in the guest"

@@ -1,34 +1,72 @@
 #!/bin/bash
-# Bisectability: every stage builds with CONFIG_SMP=n, and no stage adds a
-# W=1 or sparse finding to kernel/sched against pristine. A stage whose
-# patch touches only tools/ (the selftest; lib.sh's stage_changes_kernel)
-# compiles the same sources as the stage before it, so it is not built
-# again (scripts/build-stage.sh gives it a copy of that stage's kernel).
+# Bisectability: every stage compiles with CONFIG_SMP=n, and no stage adds
+# a W=1 or sparse finding to kernel/sched against pristine, with or without
+# SMP. A stage whose patch touches only tools/ (the selftest; lib.sh's
+# stage_changes_kernel) compiles the same sources as the stage before it,
+# so it is not built again. A patch that changes only kernel/sched/ can
+# break the CONFIG_SMP=n build only there, so those stages compile
+# kernel/sched/ alone (lint-stage.sh nosmp); a stage whose patch reaches
+# further builds the whole CONFIG_SMP=n kernel.
 . "$(dirname "$0")/lib.sh"
 stages=$(for s in $(stage_names); do ! stage_changes_kernel "$s" || echo "$s"; done)
 t_diag "kernel stages: $(echo "$stages" | paste -sd " "); tools-only stages: $(comm -13 <(echo "$stages" | sort) <(stage_names | sort) | paste -sd ' ')"
-t_plan $((2 * $(echo "$stages" | wc -l) - 1))
+
+# Whether STAGE's patch changes a file outside kernel/sched/ and tools/.
+reaches_further()
+{
+	local patch
+
+	patch=$(stage_patch "$1")
+	[ -n "$patch" ] && patch_files "$patch" | grep -qv -e '^kernel/sched/' -e '^tools/'
+}
+
+further=$(for s in $stages; do ! reaches_further "$s" || echo "$s"; done)
+t_diag "stages whose patch reaches beyond kernel/sched/: ${further:-none}"
+t_plan $((2 * $(echo "$stages" | wc -l) + 1 + $(echo "$further" | grep -c .)))
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for stage in $stages; do
-	rc=0
-	out=$( { "$TOP/scripts/apply-stage.sh" "$stage" &&
-		 "$TOP/scripts/build-kernel.sh" "$stage" nosmp; } 2>&1) || rc=$?
-	t_ok "$rc" "stage $stage builds with CONFIG_SMP=n"
-	[ "$rc" = 0 ] || t_diag "$(echo "$out" | tail -n 3)"
+for flavour in nosmp smp; do
+	for stage in $stages; do
+		if ! "$TOP/scripts/apply-stage.sh" "$stage" >/dev/null 2>&1; then
+			t_ok 1 "stage $stage applies"
+			continue
+		fi
+		if [ "$flavour" = nosmp ] && reaches_further "$stage"; then
+			rc=0
+			out=$("$TOP/scripts/build-kernel.sh" "$stage" nosmp 2>&1) || rc=$?
+			t_ok "$rc" "stage $stage: the whole kernel builds with CONFIG_SMP=n (its patch reaches beyond kernel/sched/)"
+			[ "$rc" = 0 ] || t_diag "$(echo "$out" | tail -n 3)"
+		fi
+		what="kernel/sched/ with CONFIG_SMP=n"
+		[ "$flavour" = nosmp ] || what="kernel/sched/{fair,build_utility}.o"
+		if ! "$TOP/scripts/lint-stage.sh" "$stage" "$flavour" >"$tmp/$flavour-$stage" 2>"$tmp/err"; then
+			t_ok 1 "stage $stage: $what compiles with W=1 and sparse"
+			t_diag "$(cat "$tmp/err")"
+			continue
+		fi
+		if [ "$stage" = pristine ]; then
+			t_diag "pristine, $flavour: $(wc -l <"$tmp/$flavour-pristine") W=1/sparse findings"
+			[ "$flavour" = smp ] || t_ok 0 "stage pristine: $what compiles"
+			continue
+		fi
+		new=$(comm -13 "$tmp/$flavour-pristine" "$tmp/$flavour-$stage")
+		t_is "${new:-none}" none "stage $stage: $what compiles, no new W=1 or sparse finding"
+	done
 done
 
-for stage in $stages; do
-	"$TOP/scripts/apply-stage.sh" "$stage" >/dev/null 2>&1
-	if ! "$TOP/scripts/lint-stage.sh" "$stage" >"$tmp/$stage" 2>"$tmp/$stage.err"; then
-		t_ok 1 "stage $stage: W=1/sparse build"
-		t_diag "$(cat "$tmp/$stage.err")"
-		continue
-	fi
-	[ "$stage" = pristine ] && { t_diag "pristine: $(wc -l <"$tmp/pristine") W=1/sparse findings"; continue; }
-	new=$(comm -13 "$tmp/pristine" "$tmp/$stage")
-	t_is "${new:-none}" none "stage $stage: no new W=1 or sparse findings in kernel/sched"
-done
+# The mutant: on top of balance, sched_idle_rq(), which is built without
+# SMP too, reads rq->cpu, a field only SMP kernels have. The SMP lint
+# passes it; the CONFIG_SMP=n compile must not.
+last=$(echo "$stages" | tail -n1)
+t_mutant_series "$tmp/mutant" "$last" smp-only \
+	'{ print } /^static int sched_idle_rq\(struct rq \*rq\)$/ { getline; print; print "\tif (rq->cpu < 0)\n\t\treturn 0;" }'
+t_is "$(grep -c '^+.*rq->cpu < 0' "$tmp/mutant/patches/9999-smp-only.patch")" 1 "the mutant adds one SMP-only access"
+SERIES=$tmp/mutant/series PATCHES=$tmp/mutant/patches "$TOP/scripts/apply-stage.sh" smp-only >/dev/null 2>&1
+rc=0
+out=$("$TOP/scripts/lint-stage.sh" smp-only nosmp 2>&1 >/dev/null) || rc=$?
+t_like "$rc $out" "^1 error: W=1 build of kernel/sched \(nosmp\) on stage smp-only failed: .*error: .*cpu" \
+	"a stage that reads an SMP-only field outside CONFIG_SMP fails the CONFIG_SMP=n compile, with the compiler's error"
+t_series_restore "$tmp/mutant"
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1

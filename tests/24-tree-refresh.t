@@ -8,12 +8,12 @@ t_plan 5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$PATCHES" "$tmp/patches"
-export TREE=$tmp/tree PATCHES=$tmp/patches
+export GIT_TREE=$tmp/tree PATCHES=$tmp/patches
 
 out=$("$TOP/scripts/make-tree.sh" 2>&1)
 t_ok $? "make tree"
-[ -d "$TREE/.git" ] || t_diag "$out"
-t_is "$(git -C "$TREE" rev-list --count base..HEAD)" "$(series_patches | wc -l)" \
+[ -d "$GIT_TREE/.git" ] || t_diag "$out"
+t_is "$(git -C "$GIT_TREE" rev-list --count base..HEAD)" "$(series_patches | wc -l)" \
 	"one commit per patch"
 
 out=$("$TOP/scripts/refresh-patches.sh" 2>&1)
@@ -21,7 +21,7 @@ t_like "$out" "refresh: 0 of [0-9]+ patches changed" "refresh without edits chan
 t_ok "$(diff -r "$TOP/patches" "$PATCHES" >/dev/null; echo $?)" "patches are byte-identical after the round trip"
 
 # Reword the last commit; only its patch may change.
-git -C "$TREE" commit -q --amend -m "$(git -C "$TREE" log -1 --format=%B | sed '1s/$/ (reworded)/')"
+git -C "$GIT_TREE" commit -q --amend -m "$(git -C "$GIT_TREE" log -1 --format=%B | sed '1s/$/ (reworded)/')"
 "$TOP/scripts/refresh-patches.sh" >/dev/null 2>&1
 changed=$(diff -rq "$TOP/patches" "$PATCHES" | wc -l)
 last=$(series_patches | tail -n1 | awk '{ print $1 }')

@@ -4,7 +4,9 @@ set -u -o pipefail
 # Each test file boots into a results folder of its own under build/,
 # emptied at its start: the user's results/ and results/latest are left
 # alone. A test that wants the real one sets RESULTS itself.
-T_NAME=$(basename "$0" .t)
+# A test file runs for the tree TREE names (scripts/lib.sh; default 6.1);
+# the *-6.12.t files are the same tests with TREE=6.12.
+T_NAME=$(basename "$0" .t)${TREE:+-$TREE}
 if [ -z "${RESULTS:-}" ]; then
 	RESULTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/test-results/$T_NAME
 	rm -rf "$RESULTS"
@@ -13,8 +15,25 @@ fi
 # The scripts a test runs must see the same folder.
 export RESULTS
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+# A KDIR given to make check serves the test files of its own tree; the
+# other tree's take their default.
+if [ "$KDIR" != "$DEFAULT_KDIR" ] && [ -n "$(makefile_version "$KDIR")" ] &&
+   [ "$(makefile_version "$KDIR")" != "$TREE_VERSION" ]; then
+	KDIR=$DEFAULT_KDIR
+fi
 
 T_N=0
+
+# tests/NAME for the default tree, tests/NAME-VERSION for another: the
+# expectations that differ between the trees' series.
+t_tree_file()
+{
+	if [ "$TREE_VERSION" = "${TREES%% *}" ]; then
+		echo "$TOP/tests/$1"
+	else
+		echo "$TOP/tests/$1-$TREE_VERSION"
+	fi
+}
 
 t_plan()
 {

@@ -57,22 +57,26 @@ shape()
 	esac
 }
 
-# 6.1's defaults are whatever the kernel booted with; the 5.4-era policy
-# is SIS_PROP's proportional scan without SIS_UTIL's utilization cut-off.
+# The defaults are whatever the kernel booted with. The 5.4-era policy
+# (6.1) is SIS_PROP's proportional scan without SIS_UTIL's utilization
+# cut-off; 6.12 has no SIS_PROP, and no-sis-util scans the whole LLC.
 set_policy()
 {
 	case $1 in
 	defaults) ;;
 	v5.4-scan)
 		echo NO_SIS_UTIL >"$FEATURES" && echo SIS_PROP >"$FEATURES" ;;
+	no-sis-util)
+		echo NO_SIS_UTIL >"$FEATURES" ;;
 	*) echo "unknown scan policy $1"; return 1 ;;
 	esac
 }
 
+# Back to the boot-time features; SIS_PROP exists only before v6.7.
 restore_policy()
 {
 	echo SIS_UTIL >"$FEATURES"
-	echo NO_SIS_PROP >"$FEATURES"
+	! grep -qw SIS_PROP "$FEATURES" || echo NO_SIS_PROP >"$FEATURES"
 }
 
 sis_snapshot()

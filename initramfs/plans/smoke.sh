@@ -31,6 +31,9 @@ check_llc_domain()
 {
 	_d=/sys/kernel/debug/sched/domains/cpu0
 	[ "$(nproc)" -gt 1 ] || { echo "one CPU"; return 4; }
+	# 6.12 lists the domains only in the scheduler's verbose debug mode,
+	# and turning it on builds the directory; 6.1 lists them always.
+	[ -d "$_d/domain0" ] || echo Y >/sys/kernel/debug/sched/verbose
 	_names=$(cat "$_d"/domain*/name 2>/dev/null | tr '\n' ' ')
 	echo "cpu0 domains: $_names"
 	case " $_names" in
