@@ -7,8 +7,9 @@
 # usage: aa-probe.sh STAGE COUNT OUTDIR SETTING...
 #   SETTING: plain (what make qemu-test does), pin (each vCPU thread on a
 #   host CPU of its own), nice (QEMU at host nice -10), pin+nice
-# env: MEASURE_DURATION, WORKLOADS (t1,t2 here), POLICIES (v5.4-scan
-#      here), SMP (scripts/variables; the guest is sized as the measurement's)
+# env: MEASURE_DURATION, WORKLOADS (t1,t2 here), POLICIES (v5.4-scan, or
+#      no-sis-util on 6.12, here), SMP (scripts/variables; the guest is
+#      sized as the measurement's)
 # Run it on an otherwise idle host: it measures the host's noise.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
@@ -28,7 +29,8 @@ kernel_is_current "$stage" smp || die "stage $stage has no current smp kernel; r
 [ ! -e "$out" ] || die "$out exists; give a new folder"
 duration=$(setting MEASURE_DURATION)
 workloads=${WORKLOADS:-t1,t2}
-policies=${POLICIES:-v5.4-scan}
+# The tree's policy without SIS_UTIL's cut-off.
+policies=${POLICIES:-$(tree_policies | cut -d' ' -f2)}
 check_value WORKLOADS "$workloads" workloads
 check_value POLICIES "$policies" policies
 smp=$(measure_smp "$(nproc)")

@@ -15,7 +15,7 @@ case ${1:-} in
 "") ;;
 *) die "usage: check.sh [--quick]" ;;
 esac
-take_lock
+take_all_locks
 "$TOP/scripts/deps.sh" check
 # The test files pick their trees: tests/NAME.t is for 6.1 and
 # tests/NAME-6.12.t runs it with TREE=6.12.

@@ -18,6 +18,10 @@ tree=$(send_tree)
 cover=$PATCHES/cover-letter
 changes=$PATCHES/changes
 
+# The 6.12 series re-applies upstream work under its authors' names and
+# is not for mailing.
+[ "$TREE_VERSION" = "${TREES%% *}" ] ||
+	die "make patches formats the ${TREES%% *} series; the $TREE_VERSION series is not for mailing"
 [ -f "$cover" ] || die "no cover letter text at $cover"
 nlocal=$(local_patches | wc -l)
 nlead=$(leading_local_patches | wc -l)

@@ -32,7 +32,18 @@ if [ "$TREE_VERSION" = "${TREES%% *}" ]; then
 else
 	tree_suffix=$TREE_VERSION
 fi
-BUILD=${BUILD:-$TOP/build${tree_suffix:+/$tree_suffix}}
+
+# The build folder of tree $1.
+tree_build_dir()
+{
+	if [ "$1" = "${TREES%% *}" ]; then
+		echo "$TOP/build"
+	else
+		echo "$TOP/build/$1"
+	fi
+}
+
+BUILD=${BUILD:-$(tree_build_dir "$TREE_VERSION")}
 RESULTS=${RESULTS:-$TOP/results${tree_suffix:+/$tree_suffix}}
 SERIES=${SERIES:-$TOP/series${tree_suffix:+-$tree_suffix}}
 PATCHES=${PATCHES:-$TOP/patches${tree_suffix:+-$tree_suffix}}
@@ -115,6 +126,7 @@ check_value()
 	policies)
 		list_of "$name" "$v" "$(tree_policies)" ;;
 	tree)
+		case $v in *[[:space:]]*) bad_value "$name" "$v" "want one of: $TREES" ;; esac
 		case " $TREES " in
 		*" $v "*) ;;
 		*) bad_value "$name" "$v" "want one of: $TREES" ;;
@@ -560,21 +572,41 @@ kernel_is_current()
 		grep -qxF "fragments_hash=$(fragments_hash "$2")" "$info"
 }
 
-# Hold a lock on the checkout for the lifetime of the calling script, so two
-# runs in one checkout never share a tree or an object directory.
+# Hold a lock on the tree's build folder for the lifetime of the calling
+# script, so two runs never share a tree or an object directory.
 take_lock()
 {
 	# Nested scripts run under their caller's lock.
 	[ -z "${SCHED_IDLE_LOCKED:-}" ] || return 0
 	export SCHED_IDLE_LOCKED=$$
-	mkdir -p "$BUILD"
-	exec 9>"$BUILD/.lock"
-	if ! flock -n 9; then
+	lock_folder "$BUILD"
+}
+
+# take_lock on every tree's build folder: make check's tests work on all.
+take_all_locks()
+{
+	local t
+
+	[ -z "${SCHED_IDLE_LOCKED:-}" ] || return 0
+	take_lock
+	for t in $TREES; do
+		[ "$(tree_build_dir "$t")" = "$BUILD" ] || lock_folder "$(tree_build_dir "$t")"
+	done
+}
+
+# Lock folder $1 (its .lock) on a file descriptor kept open until exit.
+lock_folder()
+{
+	local fd
+
+	mkdir -p "$1"
+	exec {fd}>"$1/.lock"
+	if ! flock -n "$fd"; then
 		if [ "$(setting LOCK_WAIT)" = 1 ]; then
 			info "waiting for another run in this checkout to finish..."
-			flock 9
+			flock "$fd"
 		else
-			die "another run holds $BUILD/.lock; wait for it or set LOCK_WAIT=1"
+			die "another run holds $1/.lock; wait for it or set LOCK_WAIT=1"
 		fi
 	fi
 }

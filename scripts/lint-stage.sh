@@ -4,10 +4,10 @@
 # numbers, so that stages can be compared with pristine.
 # usage: lint-stage.sh STAGE [FLAVOUR]   (flavours: smp nosmp)
 #   smp:   fair.o, and build_utility.o, which includes debug.c.
-#   nosmp: every object of kernel/sched/, with CONFIG_SMP=n. For a patch
-#          that changes only kernel/sched/ this is its CONFIG_SMP=n build,
-#          without compiling the rest of the kernel (tests/23 builds the
-#          whole kernel for a patch that reaches further).
+#   nosmp: every object of kernel/sched/, with CONFIG_SMP=n: for a patch
+#          that changes only kernel/sched/, its CONFIG_SMP=n compile,
+#          without the rest of the kernel and without a link (tests/23
+#          builds the whole kernel for a patch that reaches further).
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,7 +21,8 @@ esac
 # The flavour's own object directory. For smp it is the stage kernels':
 # kbuild rebuilds the two objects because W=1 and C=2 change their command
 # lines, and rebuilds them again for the next normal build, which is
-# cheaper than preparing a second one. Only this script builds in nosmp's.
+# cheaper than preparing a second one. nosmp's is shared with
+# build-kernel.sh's CONFIG_SMP=n kernels.
 obj=$BUILD/obj/$flavour
 log=$BUILD/logs/lint-$flavour-$1.log
 mkdir -p "$obj" "$BUILD/logs"

@@ -40,7 +40,7 @@ t_is "$(cat "$fake/a")" "y" "the user's tree is left as it was"
 f612=$tmp/f612
 mkdir -p "$f612"
 printf 'VERSION = 6\nPATCHLEVEL = 12\nkernelversion:\n\t@echo 6.12.118\n' >"$f612/Makefile"
-t_is "$(KDIR=$f612 bash -c ". '$TOP/scripts/lib.sh'; echo \$TREE_VERSION \${SERIES#\$TOP/} \${BUILD#\$TOP/}")" \
+t_is "$(env -u TREE KDIR="$f612" bash -c ". '$TOP/scripts/lib.sh'; echo \$TREE_VERSION \${SERIES#\$TOP/} \${BUILD#\$TOP/}")" \
 	"6.12 series-6.12 build/6.12" "KDIR= of a 6.12 tree: its series and build folder"
 out=$(cd "$TOP" && make -s qemu-test TREE=6.1 KDIR="$f612" 2>&1)
 t_like "$out" "^error: KDIR=$f612: a 6.12 tree, but TREE=6.1$" "TREE and KDIR disagree: one-line cause"

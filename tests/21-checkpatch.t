@@ -8,14 +8,16 @@
 . "$(dirname "$0")/lib.sh"
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 mapfile -t patches < <(series_patches | awk '{ print $1 }')
-t_plan $((${#patches[@]} + 3))
+t_plan $((${#patches[@]} + 4))
 allow=$(grep -v '^#' "$(t_tree_file checkpatch-allow)")
 # checkpatch looks for .git in the working directory; run it elsewhere.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 seen=""
 for p in "${patches[@]}"; do
-	cp "$PATCHES/$p" "$tmp/"
+	# checkpatch reads the stable marker "[ Upstream commit ID ]" as a
+	# citation without a title; the check below covers that line.
+	sed '/^\[ Upstream commit [0-9a-f]* \]$/d' "$PATCHES/$p" >"$tmp/$p"
 	found=$(cd "$tmp" && perl "$KDIR/scripts/checkpatch.pl" --strict --terse \
 		--no-summary --ignore UNKNOWN_COMMIT_ID "$p" 2>&1 |
 		sed -E 's/^([^:]+):[0-9]+: /\1: /')
@@ -51,25 +53,52 @@ done <<<"$cited"
 t_is "${wrong:-none}" none "$(echo "$cited" | wc -l) cited upstream commits match tests/upstream-commits"
 
 # A patch that re-applies an upstream commit says so as stable backports
-# do: "[ Upstream commit ID ]" with the full id, the commit's own title as
-# subject, its author as From:, and the project's sign-off after the
-# adaptation note.
-wrong=""
-n=0
-for p in "${patches[@]}"; do
-	head=$(sed '/^---$/q' "$PATCHES/$p")
-	id=$(sed -n 's/^\[ Upstream commit \([0-9a-f]*\) \]$/\1/p' <<<"$head")
-	[ -n "$id" ] || continue
-	n=$((n + 1))
-	subject=$(sed -n '/^Subject: /,/^$/p' <<<"$head" | sed '$d' | tr '\n' ' ' |
-		sed -E 's/^Subject: (\[PATCH[^]]*\] )?//; s/  */ /g; s/ $//')
-	from=$(sed -n 's/^From: //p' <<<"$head" | head -n1)
-	[ "${#id}" = 40 ] || wrong="$wrong [$p: id $id is not 40 digits]"
-	grep -qxF "${id:0:12} $subject" "$TOP/tests/upstream-commits" ||
-		wrong="$wrong [$p: ${id:0:12} \"$subject\" not in tests/upstream-commits]"
-	grep -qxF "Signed-off-by: $from" <<<"$head" || wrong="$wrong [$p: From: $from has no sign-off]"
-	[[ $from != *example.invalid* ]] || wrong="$wrong [$p: upstream work under the project's name]"
-	[ "$(grep '^Signed-off-by:' <<<"$head" | tail -n1)" = "Signed-off-by: sched-idle project <sched-idle@example.invalid>" ] ||
-		wrong="$wrong [$p: the adapter's sign-off is not last]"
-done
-t_is "${wrong:-none}" none "$n re-applied upstream commits credit their author and commit"
+# do, and every patch not from the project is one: "[ Upstream commit ID ]"
+# with the full id, the commit's own title as subject, its author as From:
+# with the upstream date (not the project's), the upstream sign-off chain
+# with a Link:, then the bracketed adaptation note and the project's
+# sign-off last.
+project="sched-idle project <sched-idle@example.invalid>"
+# backport_form DIR: what is wrong with the patches of DIR, then "N=count".
+backport_form()
+{
+	local p head id from year tail subject wrong="" n=0
+
+	for p in "${patches[@]}"; do
+		head=$(sed '/^---$/q' "$1/$p")
+		id=$(sed -n 's/^\[ Upstream commit \([0-9a-f]*\) \]$/\1/p' <<<"$head")
+		from=$(sed -n 's/^From: //p' <<<"$head" | head -n1)
+		if [ -z "$id" ]; then
+			[ "$from" = "$project" ] || wrong="$wrong [$p: From: $from without an upstream commit]"
+			continue
+		fi
+		n=$((n + 1))
+		year=$(sed -n 's/^Date: .* \([0-9]\{4\}\) .*/\1/p' <<<"$head" | head -n1)
+		# The project's own patches date from 2026.
+		[ "${year:-9999}" -lt 2026 ] || wrong="$wrong [$p: Date: is not the upstream author date]"
+		tail=$(awk -v l="Signed-off-by: $from" '$0 == l { on = 1 } on' <<<"$head")
+		grep -q '^Link: https://' <<<"$tail" || wrong="$wrong [$p: no upstream Link:]"
+		[ "$(grep -c '^\[ sched-idle: ' <<<"$tail")" = 1 ] || wrong="$wrong [$p: no adaptation note after the upstream chain]"
+		subject=$(sed -n '/^Subject: /,/^$/p' <<<"$head" | sed '$d' | tr '\n' ' ' |
+			sed -E 's/^Subject: (\[PATCH[^]]*\] )?//; s/  */ /g; s/ $//')
+		[ "${#id}" = 40 ] || wrong="$wrong [$p: id $id is not 40 digits]"
+		grep -qxF "${id:0:12} $subject" "$TOP/tests/upstream-commits" ||
+			wrong="$wrong [$p: ${id:0:12} \"$subject\" not in tests/upstream-commits]"
+		grep -qxF "Signed-off-by: $from" <<<"$head" || wrong="$wrong [$p: From: $from has no sign-off]"
+		[[ $from != *example.invalid* ]] || wrong="$wrong [$p: upstream work under the project's name]"
+		[ "$(grep '^Signed-off-by:' <<<"$head" | tail -n1)" = "Signed-off-by: $project" ] ||
+			wrong="$wrong [$p: the adapter's sign-off is not last]"
+	done
+	echo "${wrong:-none}"
+	echo "N=$n"
+}
+out=$(backport_form "$PATCHES")
+n=$(sed -n 's/^N=//p' <<<"$out")
+t_is "$(sed '$d' <<<"$out")" none "$n re-applied upstream commits credit their author and commit"
+# Shown able to fail: the first patch under another author's name, with
+# no upstream commit named.
+cp -r "$PATCHES" "$tmp/mutant"
+first=${patches[0]}
+sed -i '0,/^From: .*/s//From: Someone Else <someone@example.org>/' "$tmp/mutant/$first"
+t_like "$(backport_form "$tmp/mutant" | sed '$d')" "\[$first: From: Someone Else <someone@example.org> without an upstream commit\]" \
+	"a patch under another author's name without an upstream commit is caught"

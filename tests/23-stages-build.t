@@ -3,10 +3,12 @@
 # a W=1 or sparse finding to kernel/sched against pristine, with or without
 # SMP. A stage whose patch touches only tools/ (the selftest; lib.sh's
 # stage_changes_kernel) compiles the same sources as the stage before it,
-# so it is not built again. A patch that changes only kernel/sched/ can
-# break the CONFIG_SMP=n build only there, so those stages compile
-# kernel/sched/ alone (lint-stage.sh nosmp); a stage whose patch reaches
-# further builds the whole CONFIG_SMP=n kernel.
+# so it is not built again. A stage whose patch changes only kernel/sched/
+# compiles kernel/sched/ alone with CONFIG_SMP=n (lint-stage.sh nosmp):
+# that finds what breaks the compile there, but not a link error, such as
+# a call into a function only SMP kernels define; no stage links a
+# CONFIG_SMP=n kernel any more. A stage whose patch reaches further
+# builds the whole CONFIG_SMP=n kernel.
 . "$(dirname "$0")/lib.sh"
 stages=$(for s in $(stage_names); do ! stage_changes_kernel "$s" || echo "$s"; done)
 t_diag "kernel stages: $(echo "$stages" | paste -sd " "); tools-only stages: $(comm -13 <(echo "$stages" | sort) <(stage_names | sort) | paste -sd ' ')"

@@ -7,6 +7,10 @@ set -u -o pipefail
 # A test file runs for the tree TREE names (scripts/lib.sh; default 6.1);
 # the *-6.12.t files are the same tests with TREE=6.12.
 T_NAME=$(basename "$0" .t)${TREE:+-$TREE}
+# Named, so that a KDIR given to make check does not pick the tree of a
+# file meant for the default one.
+TREE=${TREE:-$(sed -n 's/^TREE|\([^|]*\)|.*/\1/p' "$(dirname "${BASH_SOURCE[0]}")/../scripts/variables")}
+export TREE
 if [ -z "${RESULTS:-}" ]; then
 	RESULTS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/test-results/$T_NAME
 	rm -rf "$RESULTS"
