@@ -20,10 +20,12 @@ makefile_version()
 # its series and patches, its build folder (tree, objects, kernels,
 # initramfs) and its results, so the two never rebuild each other's
 # kernels. 6.1 keeps the top-level names it has always had.
+# The user's KDIR's version, read once: empty without KDIR or a Makefile.
+KDIR_VERSION=$([ -z "${KDIR:-}" ] || makefile_version "$KDIR" || true)
 if [ -n "${TREE:-}" ]; then
 	TREE_VERSION=$TREE
-elif [ -n "${KDIR:-}" ] && [ -n "$(makefile_version "$KDIR")" ]; then
-	TREE_VERSION=$(makefile_version "$KDIR")
+elif [ -n "$KDIR_VERSION" ]; then
+	TREE_VERSION=$KDIR_VERSION
 else
 	TREE_VERSION=${TREES%% *}
 fi
@@ -200,9 +202,8 @@ check_settings()
 		check_value "$name" "${!name}" "$kind"
 	done < <(variable_table)
 	# Both named: they must agree.
-	if [ -n "${TREE:-}" ] && [ -n "${KDIR:-}" ] && [ "$KDIR" != "$DEFAULT_KDIR" ] &&
-	   [ -n "$(makefile_version "$KDIR")" ] && [ "$(makefile_version "$KDIR")" != "$TREE" ]; then
-		bad_value KDIR "$KDIR" "a $(makefile_version "$KDIR") tree, but TREE=$TREE"
+	if [ -n "${TREE:-}" ] && [ -n "$KDIR_VERSION" ] && [ "$KDIR_VERSION" != "$TREE" ]; then
+		bad_value KDIR "$KDIR" "a $KDIR_VERSION tree, but TREE=$TREE"
 	fi
 }
 
