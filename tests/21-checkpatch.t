@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 mapfile -t patches < <(series_patches | awk '{ print $1 }')
-t_plan $((${#patches[@]} + 4))
+t_plan $((${#patches[@]} + 6))
 allow=$(grep -v '^#' "$(t_tree_file checkpatch-allow)")
 # checkpatch looks for .git in the working directory; run it elsewhere.
 tmp=$(mktemp -d)
@@ -55,37 +55,41 @@ t_is "${wrong:-none}" none "$(echo "$cited" | wc -l) cited upstream commits matc
 # A patch that re-applies an upstream commit says so as stable backports
 # do, and every patch not from the project is one: "[ Upstream commit ID ]"
 # with the full id, the commit's own title as subject, its author as From:
-# with the upstream date (not the project's), the upstream sign-off chain
-# with a Link:, then the bracketed adaptation note and the project's
-# sign-off last.
+# and its author date as Date: (both as tests/upstream-authors records
+# them), the upstream sign-off chain with a Link:, then the bracketed
+# adaptation note and the project's sign-off last. A patch titled like
+# one of those commits must be that re-application, not the project's.
 project="sched-idle project <sched-idle@example.invalid>"
+authors=$(grep -v '^#' "$TOP/tests/upstream-authors")
 # backport_form DIR: what is wrong with the patches of DIR, then "N=count".
 backport_form()
 {
-	local p head id from year tail subject wrong="" n=0
+	local p head id from date tail subject known wrong="" n=0
 
 	for p in "${patches[@]}"; do
 		head=$(sed '/^---$/q' "$1/$p")
 		id=$(sed -n 's/^\[ Upstream commit \([0-9a-f]*\) \]$/\1/p' <<<"$head")
 		from=$(sed -n 's/^From: //p' <<<"$head" | head -n1)
+		subject=$(sed -n '/^Subject: /,/^$/p' <<<"$head" | sed '$d' | tr '\n' ' ' |
+			sed -E 's/^Subject: (\[PATCH[^]]*\] )?//; s/  */ /g; s/ $//')
 		if [ -z "$id" ]; then
 			[ "$from" = "$project" ] || wrong="$wrong [$p: From: $from without an upstream commit]"
+			known=$(awk -v t="$subject" 'substr($0, 14) == t { print substr($0, 1, 12) }' \
+				"$TOP/tests/upstream-commits")
+			[ -z "$known" ] || wrong="$wrong [$p: re-applies $known under the project's name]"
 			continue
 		fi
 		n=$((n + 1))
-		year=$(sed -n 's/^Date: .* \([0-9]\{4\}\) .*/\1/p' <<<"$head" | head -n1)
-		# The project's own patches date from 2026.
-		[ "${year:-9999}" -lt 2026 ] || wrong="$wrong [$p: Date: is not the upstream author date]"
+		date=$(sed -n 's/^Date: //p' <<<"$head" | head -n1)
+		grep -qxF "$id|$from|$date" <<<"$authors" ||
+			wrong="$wrong [$p: From: $from, Date: $date is not $id's author and date in tests/upstream-authors]"
 		tail=$(awk -v l="Signed-off-by: $from" '$0 == l { on = 1 } on' <<<"$head")
 		grep -q '^Link: https://' <<<"$tail" || wrong="$wrong [$p: no upstream Link:]"
 		[ "$(grep -c '^\[ sched-idle: ' <<<"$tail")" = 1 ] || wrong="$wrong [$p: no adaptation note after the upstream chain]"
-		subject=$(sed -n '/^Subject: /,/^$/p' <<<"$head" | sed '$d' | tr '\n' ' ' |
-			sed -E 's/^Subject: (\[PATCH[^]]*\] )?//; s/  */ /g; s/ $//')
 		[ "${#id}" = 40 ] || wrong="$wrong [$p: id $id is not 40 digits]"
 		grep -qxF "${id:0:12} $subject" "$TOP/tests/upstream-commits" ||
 			wrong="$wrong [$p: ${id:0:12} \"$subject\" not in tests/upstream-commits]"
 		grep -qxF "Signed-off-by: $from" <<<"$head" || wrong="$wrong [$p: From: $from has no sign-off]"
-		[[ $from != *example.invalid* ]] || wrong="$wrong [$p: upstream work under the project's name]"
 		[ "$(grep '^Signed-off-by:' <<<"$head" | tail -n1)" = "Signed-off-by: $project" ] ||
 			wrong="$wrong [$p: the adapter's sign-off is not last]"
 	done
@@ -102,3 +106,15 @@ first=${patches[0]}
 sed -i '0,/^From: .*/s//From: Someone Else <someone@example.org>/' "$tmp/mutant/$first"
 t_like "$(backport_form "$tmp/mutant" | sed '$d')" "\[$first: From: Someone Else <someone@example.org> without an upstream commit\]" \
 	"a patch under another author's name without an upstream commit is caught"
+# And a re-applied commit sent as the project's own, with its author and
+# its "[ Upstream commit ]" line taken away, or under a wrong date.
+up=$(grep -l '^\[ Upstream commit ' "$PATCHES"/*.patch | head -n1)
+up=$(basename "$up")
+cp "$PATCHES/$up" "$tmp/mutant/$up"
+sed -i -e '0,/^From: .*/s//From: '"$project"'/' -e '/^\[ Upstream commit /d' "$tmp/mutant/$up"
+t_like "$(backport_form "$tmp/mutant" | sed '$d')" "\[$up: re-applies [0-9a-f]{12} under the project's name\]" \
+	"a re-applied commit under the project's name is caught"
+cp "$PATCHES/$up" "$tmp/mutant/$up"
+sed -i '0,/^Date: .*/s//Date: Thu, 3 Dec 2026 00:38:49 +0000/' "$tmp/mutant/$up"
+t_like "$(backport_form "$tmp/mutant" | sed '$d')" "\[$up: From: .*, Date: Thu, 3 Dec 2026 00:38:49 \+0000 is not [0-9a-f]{40}'s author and date" \
+	"a re-applied commit under a date that is not its author date is caught"
