@@ -28,15 +28,19 @@ order()
 }
 
 # What a stage is, in the numbering of the mails: the packaged tree, the
-# LOCAL baseline, or the tree after patch k/m.
+# LOCAL baseline or aid, an upstream commit re-applied (not mailed), or
+# the tree after patch k/m.
 declare -A label
 label[pristine]=packaged
-nlocal=$(local_patches | wc -l)
-total=$(($(series_patches | wc -l) - nlocal))
+locals=$(local_patches)
+unsent=$(unsent_patches)
+total=$(($(series_patches | wc -l) - $(wc -l <<<"$unsent")))
 k=0
 while read -r patch stage; do
-	if local_patches | grep -qxF "$patch"; then
+	if grep -qxF "$patch" <<<"$locals"; then
 		label[$stage]=LOCAL
+	elif grep -qxF "$patch" <<<"$unsent"; then
+		label[$stage]=upstream
 	else
 		k=$((k + 1))
 		label[$stage]="$k/$total"

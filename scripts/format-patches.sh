@@ -1,7 +1,9 @@
 #!/bin/bash
-# make patches: write the sendable part of the series (every patch but the
-# LOCAL ones) to build/outgoing/ with git format-patch, as [PATCH vN k/m]
-# mails after a cover letter that carries the measured results.
+# make patches: write the sendable part of the series to build/outgoing/
+# with git format-patch, as [PATCH vN k/m] mails after a cover letter that
+# carries the measured results. Left out: the LOCAL patches and the
+# re-applied upstream commits (the reproduction part), which are merged
+# upstream already.
 # env: V (version, default 1), RUN (results run, default the newest
 #      complete run of the selftest plan),
 #      OUTGOING (default build/outgoing)
@@ -23,10 +25,10 @@ changes=$PATCHES/changes
 [ "$TREE_VERSION" = "${TREES%% *}" ] ||
 	die "make patches formats the ${TREES%% *} series; the $TREE_VERSION series is not for mailing"
 [ -f "$cover" ] || die "no cover letter text at $cover"
-nlocal=$(local_patches | wc -l)
-nlead=$(leading_local_patches | wc -l)
+nunsent=$(unsent_patches | wc -l)
+nlead=$(leading_unsent_patches | wc -l)
 nall=$(series_patches | wc -l)
-[ "$nall" -gt "$nlocal" ] || die "the series has nothing to send: every patch is LOCAL"
+[ "$nall" -gt "$nunsent" ] || die "the series has nothing to send: every patch is LOCAL or upstream's"
 
 # The changes since the previous version, from the "vN:" section.
 changelog()
@@ -62,7 +64,7 @@ results=$("$TOP/scripts/cover-results.sh" "$run")
 "$TOP/scripts/prepare-send-tree.sh"
 mapfile -t names < <(series_patches | awk '{ print $1 }')
 mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
-# The sendable patches start after the LOCAL ones that open the series,
+# The sendable patches start after the unsent ones that open the series,
 # or at the tree.
 if [ "$nlead" -gt 0 ]; then
 	base=${commits[$((nlead - 1))]}
@@ -70,8 +72,8 @@ else
 	base=$(git -C "$tree" rev-parse base)
 fi
 
-# Replay the sendable patches onto the base without the LOCAL ones among
-# them, in the branch "outgoing". One that needs a LOCAL patch fails here,
+# Replay the sendable patches onto the base without the unsent ones among
+# them, in the branch "outgoing". One that needs an unsent patch fails here,
 # not on the list. The send tree's own branch is checked out again on any
 # exit, so that the next run finds the series where it left it.
 restore_branch()
@@ -82,18 +84,18 @@ restore_branch()
 
 outgoing_branch()
 {
-	local i commit locals
+	local i commit unsent
 
-	locals=$(local_patches)
+	unsent=$(unsent_patches)
 	trap restore_branch EXIT
 	git -C "$tree" checkout -q -B outgoing "$base"
 	for i in $(seq "$nlead" $((nall - 1))); do
-		grep -qxF "${names[$i]}" <<<"$locals" && continue
+		grep -qxF "${names[$i]}" <<<"$unsent" && continue
 		commit=${commits[$i]}
 		# The original's dates keep the ids reproducible.
 		GIT_COMMITTER_DATE=$(git -C "$tree" log -1 --format=%cD "$commit") \
 			git -C "$tree" cherry-pick "$commit" >/dev/null 2>&1 ||
-			die "${names[$i]} does not apply without the LOCAL patches before it"
+			die "${names[$i]} does not apply without the unsent patches before it"
 	done
 	restore_branch
 	trap - EXIT
@@ -101,7 +103,7 @@ outgoing_branch()
 branch=$(git -C "$tree" symbolic-ref --short HEAD)
 [ "$branch" != outgoing ] || die "$tree is left on branch outgoing; remove $tree to rebuild it"
 head=$branch
-if [ "$nlocal" -gt "$nlead" ]; then
+if [ "$nunsent" -gt "$nlead" ]; then
 	outgoing_branch
 	head=outgoing
 fi
@@ -117,15 +119,13 @@ blurb=$out.tmp/blurb
 	echo
 	echo "$results"
 	echo
-	echo "Base: Debian's linux-source-$TREE_VERSION (Linux $(make -s -C "$tree" kernelversion)) with a local patch"
-	echo "on top,"
-	echo
-	echo "  $(git -C "$tree" log -1 --format=%s "$base")"
-	echo
-	echo "which takes the tree back to its pre-v5.4 SCHED_IDLE CPU selection"
-	echo "so that the work can be re-applied step by step. base-commit below"
-	echo "is that local commit, not an upstream one: merging this needs a"
-	echo "rebase onto tip/sched/core first."
+	echo "Base: Debian's linux-source-$TREE_VERSION (Linux $(make -s -C "$tree" kernelversion))."
+	echo "base-commit below is a commit of this project's tree, not an"
+	echo "upstream one. Its kernel/ and include/ are the packaged tree's byte"
+	echo "for byte: the project reverts the v5.4/v5.6 SCHED_IDLE work locally"
+	echo "and re-applies the upstream commits step by step to measure each, and"
+	echo "that ends where the packaged tree is. Merging this needs a rebase onto"
+	echo "tip/sched/core first."
 	if [ "$version" -gt 1 ]; then
 		echo
 		echo "Changes in v$version:"

@@ -273,16 +273,38 @@ local_patches()
 	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /LOCAL/ { print $1 }' "$SERIES"
 }
 
-# The LOCAL patches that open the series. The sendable part starts after
-# them; LOCAL patches further down are measuring aids, left out of mail.
-leading_local_patches()
+# The patches that re-apply an upstream commit, in stable-backport form
+# ("[ Upstream commit ID ]" under the upstream author). They are merged
+# upstream already, so they are never mailed.
+upstream_patches()
 {
-	local all locals patch
+	local patch
+
+	for patch in $(series_patches | awk '{ print $1 }'); do
+		! grep -q '^\[ Upstream commit [0-9a-f]* \]$' "$PATCHES/$patch" || echo "$patch"
+	done
+}
+
+# The patches make patches leaves out: the LOCAL ones and the upstream
+# re-applications, in series order.
+unsent_patches()
+{
+	local unsent
+
+	unsent=$( { local_patches; upstream_patches; } )
+	series_patches | awk '{ print $1 }' | grep -xF -f <(echo "$unsent") || true
+}
+
+# The unsent patches that open the series. The sendable part starts after
+# them; LOCAL patches further down are measuring aids, left out of mail.
+leading_unsent_patches()
+{
+	local all unsent patch
 
 	all=$(series_patches | awk '{ print $1 }')
-	locals=$(local_patches)
+	unsent=$(unsent_patches)
 	for patch in $all; do
-		grep -qxF "$patch" <<<"$locals" || break
+		grep -qxF "$patch" <<<"$unsent" || break
 		echo "$patch"
 	done
 }

@@ -3,11 +3,12 @@
 # send-email through a real SMTP server (aiosmtpd's Mailbox handler) on
 # loopback; the mails are numbered, threaded to the cover letter and
 # addressed to get_maintainer's scheduler people; git am of the received
-# mails onto the LOCAL baseline rebuilds the quilt-applied series exactly.
+# mails onto their base rebuilds the quilt-applied series exactly; the
+# re-applied upstream commits are not mailed.
 # The selftest run of tests/30, which booted every stage for it.
 RESULTS=$(cd "$(dirname "$0")/.." && pwd)/build/test-results/30-selftest-matrix
 . "$(dirname "$0")/lib.sh"
-t_plan 18
+t_plan 19
 tmp=$(mktemp -d)
 server=""
 cleanup()
@@ -82,10 +83,13 @@ rc=$?
 t_ok "$rc" "git send-email through the loopback server"
 [ "$rc" = 0 ] || t_diag "$(tail -n 5 "$tmp/send.log")"
 mails >"$tmp/mails" 2>"$tmp/mails.err" || t_diag "$(cat "$tmp/mails.err")"
-n=$(($(series_patches | wc -l) - $(local_patches | wc -l)))
+n=$(($(series_patches | wc -l) - $(unsent_patches | wc -l)))
 t_is "$(wc -l <"$tmp/mails")" $((n + 1)) "one mail per sendable patch plus the cover letter"
 t_is "$(cut -f1 "$tmp/mails" | tr '\n' ' ')" "$(seq -s ' ' 0 "$n") " "numbered 0/$n to $n/$n"
 t_like "$(head -n1 "$tmp/mails" | cut -f2)" "^\[PATCH v1 0/$n\] " "the first is the cover letter"
+upstream=$(grep -l -r '^\[ Upstream commit ' "$tmp/maildir" 2>/dev/null | wc -l)
+t_is "$upstream/$(upstream_patches | wc -l | awk '$1 > 0 { print "some" }')" "0/some" \
+	"none of the series' re-applied upstream commits is mailed"
 
 cover=$(head -n1 "$tmp/mails" | cut -f3)
 unthreaded=$(tail -n +2 "$tmp/mails" | awk -F'\t' -v c="$cover" '$4 != c || index($5, c) == 0 { print $1 }')
@@ -131,10 +135,12 @@ t_like "$letter" "^Subject: \[PATCH v2 0/$n\] " "V=2 gives [PATCH v2 k/m]"
 t_like "$(echo "$letter" | grep -A1 '^Changes in v2:')" "^- Reworded 2/$n \(test entry\)" \
 	"and the cover letter lists the changes"
 
-# git am onto a fresh checkout of the LOCAL baseline, then compare with
-# the quilt-applied full series, less the LOCAL measuring aids further
-# down, which the mails leave out.
-local_commit=$(git -C "$(send_tree)" rev-list --reverse base..HEAD | sed -n "$(leading_local_patches | wc -l)p")
+# git am onto a fresh checkout of the mails' base, the send tree after
+# the unsent patches that open the series (the LOCAL baseline and the
+# upstream commits re-applied on it), then compare with the quilt-applied
+# full series, less the LOCAL measuring aids further down, which the mails
+# leave out.
+local_commit=$(git -C "$(send_tree)" rev-list --reverse base..HEAD | sed -n "$(leading_unsent_patches | wc -l)p")
 git clone -q --shared --no-checkout "$(send_tree)" "$tmp/am" &&
 	git -C "$tmp/am" checkout -q "$local_commit" &&
 	git -C "$tmp/am" config user.name "sched-idle test" &&
@@ -152,11 +158,11 @@ for _, msg in sorted(msgs, key=lambda x: x[0]):
 box.close()
 EOF
 out=$(git -C "$tmp/am" am "$tmp/mbox" 2>&1)
-t_ok $? "git am applies the received mails to the LOCAL baseline"
+t_ok $? "git am applies the received mails to their base"
 [ -z "$(git -C "$tmp/am" status --porcelain 2>/dev/null)" ] || t_diag "$out"
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 "$TOP/scripts/apply-stage.sh" "$(stage_names | tail -n1)" >/dev/null 2>&1
-for p in $(local_patches | grep -vxF -f <(leading_local_patches)); do
+for p in $(unsent_patches | grep -vxF -f <(leading_unsent_patches)); do
 	git -C "$tmp/am" apply "$PATCHES/$p" || t_diag "LOCAL $p does not apply to the mails"
 done
 differ=$(for d in kernel include tools; do
