@@ -33,5 +33,18 @@ if [ -z "$tests" ]; then
 		tests=$(echo tests/*.t)
 	fi
 fi
+# Every failed test's line and diagnostics, by file, printed again at
+# the end: a CI log often shows only its tail.
+export T_FAIL_LOG=$TOP/build/check-failures.log
+mkdir -p "$TOP/build"
+rm -f "$T_FAIL_LOG"
+rc=0
 # shellcheck disable=SC2086 # one word per test file
-exec prove --timer --exec bash $tests
+prove --timer --exec bash $tests || rc=$?
+# The first lines of each failing file: its first failure is the one
+# that explains the rest.
+if [ "$rc" != 0 ] && [ -s "$T_FAIL_LOG" ]; then
+	echo "failed tests, with their diagnostics (the first 12 lines per file; all in $T_FAIL_LOG):"
+	awk '{ file = $1; if (++n[file] <= 12) print }' "$T_FAIL_LOG" | head -n 60
+fi
+exit "$rc"

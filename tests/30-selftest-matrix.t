@@ -19,7 +19,8 @@ t_is "$(stage_names | sort | tr '\n' ' ')" "$(printf '%s\n' "${stages[@]}" | sor
 rc=0
 out=$(PLAN=selftest "$TOP/scripts/qemu-test.sh" 2>&1) || rc=$?
 t_is "$rc" 0 "PLAN=selftest exits 0 when every stage is as the matrix says"
-[ "$rc" = 0 ] || t_diag "$(echo "$out" | grep -E '^error:' | head -n 20)"
+# The error lines, or the last lines when the run died without one.
+[ "$rc" = 0 ] || t_diag "$(echo "$out" | grep -E '^error:' | head -n 20 | grep . || echo "$out" | tail -n 20)"
 run=$RESULTS/latest
 summary=$(cat "$run/summary.txt" 2>/dev/null)
 

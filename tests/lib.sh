@@ -27,6 +27,15 @@ if [ "$KDIR" != "$DEFAULT_KDIR" ] && [ -n "$(makefile_version "$KDIR")" ] &&
 fi
 
 T_N=0
+# Whether the last test failed: its diagnostics then go to T_FAIL_LOG
+# too, which make check prints at its end, where a CI log's tail shows it.
+T_FAILING=0
+
+# t_fail_log LINE: LINE, with the file's name, into T_FAIL_LOG if set.
+t_fail_log()
+{
+	[ -z "${T_FAIL_LOG:-}" ] || printf '%s: %s\n' "$T_NAME" "$1" >>"$T_FAIL_LOG"
+}
 
 # tests/NAME for the default tree, tests/NAME-VERSION for another: the
 # expectations that differ between the trees' series.
@@ -48,9 +57,12 @@ t_ok()
 {
 	T_N=$((T_N + 1))
 	if [ "$1" = 0 ]; then
+		T_FAILING=0
 		echo "ok $T_N - $2"
 	else
+		T_FAILING=1
 		echo "not ok $T_N - $2"
+		t_fail_log "not ok $T_N - $2"
 	fi
 }
 
@@ -61,7 +73,7 @@ t_is()
 
 	[ "$1" = "$2" ] || rc=1
 	t_ok "$rc" "$3"
-	[ "$rc" = 0 ] || printf '# got:  %s\n# want: %s\n' "$1" "$2"
+	[ "$rc" = 0 ] || t_diag "got:  $1" "want: $2"
 }
 
 # t_like TEXT ERE NAME
@@ -71,16 +83,20 @@ t_like()
 
 	echo "$1" | grep -qE -- "$2" || rc=1
 	t_ok "$rc" "$3"
-	[ "$rc" = 0 ] || printf '# text: %s\n# does not match: %s\n' "$(echo "$1" | head -n 5)" "$2"
+	[ "$rc" = 0 ] || t_diag "text: $(echo "$1" | head -n 5)" "does not match: $2"
 }
 
+# t_diag LINE...: each argument on lines of its own, as TAP comments.
 t_diag()
 {
-	local line
+	local arg line
 
-	while IFS= read -r line; do
-		echo "# $line"
-	done <<<"$*"
+	for arg in "$@"; do
+		while IFS= read -r line; do
+			echo "# $line"
+			[ "$T_FAILING" = 0 ] || t_fail_log "# $line"
+		done <<<"$arg"
+	done
 }
 
 # Build STAGE's kernel unless it is current (scripts/build-stage.sh, as
