@@ -34,7 +34,7 @@ declare -A label
 label[pristine]=packaged
 locals=$(local_patches)
 unsent=$(unsent_patches)
-total=$(($(series_patches | wc -l) - $(wc -l <<<"$unsent")))
+total=$(($(series_patches | wc -l) - $(unsent_patches | wc -l)))
 k=0
 while read -r patch stage; do
 	if grep -qxF "$patch" <<<"$locals"; then

@@ -29,6 +29,10 @@ nunsent=$(unsent_patches | wc -l)
 nlead=$(leading_unsent_patches | wc -l)
 nall=$(series_patches | wc -l)
 [ "$nall" -gt "$nunsent" ] || die "the series has nothing to send: every patch is LOCAL or upstream's"
+# Only LOCAL measuring aids may sit among the sendable patches: the mails
+# would leave an upstream commit out from under the patches after it.
+late=$(upstream_patches | grep -vxF -f <(leading_unsent_patches) | head -n1 || true)
+[ -z "$late" ] || die "$late re-applies an upstream commit after the first sendable patch; move it up in $SERIES"
 
 # The changes since the previous version, from the "vN:" section.
 changelog()
@@ -71,6 +75,9 @@ if [ "$nlead" -gt 0 ]; then
 else
 	base=$(git -C "$tree" rev-parse base)
 fi
+# The cover letter says so.
+git -C "$tree" diff --quiet base "$base" -- kernel include ||
+	die "the mails' base, after $(leading_unsent_patches | tail -n1), differs from the packaged tree in kernel/ or include/"
 
 # Replay the sendable patches onto the base without the unsent ones among
 # them, in the branch "outgoing". One that needs an unsent patch fails here,
