@@ -35,8 +35,8 @@ if [ -z "$tests" ]; then
 fi
 # Every failed test's line and diagnostics, by file, printed again at
 # the end: a CI log often shows only its tail.
+# take_all_locks made build/.
 export T_FAIL_LOG=$TOP/build/check-failures.log
-mkdir -p "$TOP/build"
 rm -f "$T_FAIL_LOG"
 rc=0
 # shellcheck disable=SC2086 # one word per test file

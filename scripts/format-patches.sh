@@ -25,13 +25,16 @@ changes=$PATCHES/changes
 [ "$TREE_VERSION" = "${TREES%% *}" ] ||
 	die "make patches formats the ${TREES%% *} series; the $TREE_VERSION series is not for mailing"
 [ -f "$cover" ] || die "no cover letter text at $cover"
-nunsent=$(unsent_patches | wc -l)
-nlead=$(leading_unsent_patches | wc -l)
+# The unsent patches, and those of them that open the series, read once.
+unsent=$(unsent_patches)
+lead=$(leading_unsent_patches)
+nunsent=$(grep -c . <<<"$unsent" || true)
+nlead=$(grep -c . <<<"$lead" || true)
 nall=$(series_patches | wc -l)
 [ "$nall" -gt "$nunsent" ] || die "the series has nothing to send: every patch is LOCAL or upstream's"
 # Only LOCAL measuring aids may sit among the sendable patches: the mails
 # would leave an upstream commit out from under the patches after it.
-late=$(upstream_patches | grep -vxF -f <(leading_unsent_patches) | head -n1 || true)
+late=$(upstream_patches | grep -vxF -f <(echo "$lead") | head -n1 || true)
 [ -z "$late" ] || die "$late re-applies an upstream commit after the first sendable patch; move it up in $SERIES"
 
 # The changes since the previous version, from the "vN:" section.
@@ -77,7 +80,7 @@ else
 fi
 # The cover letter says so.
 git -C "$tree" diff --quiet base "$base" -- kernel include ||
-	die "the mails' base, after $(leading_unsent_patches | tail -n1), differs from the packaged tree in kernel/ or include/"
+	die "the mails' base, after $(tail -n1 <<<"$lead"), differs from the packaged tree in kernel/ or include/"
 
 # Replay the sendable patches onto the base without the unsent ones among
 # them, in the branch "outgoing". One that needs an unsent patch fails here,
@@ -91,9 +94,8 @@ restore_branch()
 
 outgoing_branch()
 {
-	local i commit unsent
+	local i commit
 
-	unsent=$(unsent_patches)
 	trap restore_branch EXIT
 	git -C "$tree" checkout -q -B outgoing "$base"
 	for i in $(seq "$nlead" $((nall - 1))); do

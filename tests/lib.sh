@@ -21,8 +21,7 @@ export RESULTS
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 # A KDIR given to make check serves the test files of its own tree; the
 # other tree's take their default.
-if [ "$KDIR" != "$DEFAULT_KDIR" ] && [ -n "$(makefile_version "$KDIR")" ] &&
-   [ "$(makefile_version "$KDIR")" != "$TREE_VERSION" ]; then
+if [ -n "$KDIR_VERSION" ] && [ "$KDIR_VERSION" != "$TREE_VERSION" ]; then
 	KDIR=$DEFAULT_KDIR
 fi
 
