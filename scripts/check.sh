@@ -46,5 +46,11 @@ prove --timer --exec bash $tests || rc=$?
 if [ "$rc" != 0 ] && [ -s "$T_FAIL_LOG" ]; then
 	echo "failed tests, with their diagnostics (the first 12 lines per file; all in $T_FAIL_LOG):"
 	awk '{ file = $1; if (++n[file] <= 12) print }' "$T_FAIL_LOG"
+	# Last, where a log's tail shows it even when it shows little: each
+	# failing file's first failure and its first diagnostics.
+	echo "the first failure of each failing file:"
+	awk '{ file = $1 }
+		$2 == "not" || $2 == "Bail" { tests[file]++ }
+		tests[file] == 1 && ++n[file] <= 6' "$T_FAIL_LOG"
 fi
 exit "$rc"

@@ -72,8 +72,15 @@ run=${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)-$$}
 rundir=$RESULTS/$run
 mkdir -p "$rundir"
 echo running >"$rundir/status"
-# A run that stops early says so.
-trap '[ "$(cat "$rundir/status" 2>/dev/null)" = complete ] || echo failed >"$rundir/status"' EXIT
+# A run that stops early says so, in its status and where it is.
+# shellcheck disable=SC2317 # called from the EXIT trap
+stopped_early()
+{
+	[ "$(cat "$rundir/status" 2>/dev/null)" = running ] || return 0
+	echo failed >"$rundir/status"
+	info "results: $rundir (stopped early)"
+}
+trap stopped_early EXIT
 summary=$rundir/summary.txt
 printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
 worst=0

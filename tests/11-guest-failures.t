@@ -6,7 +6,7 @@
 # tests/13-judge.t, with no boot.
 . "$(dirname "$0")/lib.sh"
 t_plan 14
-ensure_kernel pristine || { echo "Bail out! cannot build pristine"; exit 1; }
+ensure_kernel pristine || t_bail "cannot build pristine"
 "$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
 kernel=$(kernel_dir pristine smp)/bzImage
 tmp=$(mktemp -d)

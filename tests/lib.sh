@@ -47,6 +47,14 @@ t_tree_file()
 	fi
 }
 
+# t_bail REASON: stop the file, for prove and for make check's digest.
+t_bail()
+{
+	echo "Bail out! $*"
+	t_fail_log "Bail out! $*"
+	exit 1
+}
+
 t_plan()
 {
 	echo "1..$1"
