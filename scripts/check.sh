@@ -37,20 +37,30 @@ fi
 # the end: a CI log often shows only its tail.
 # take_all_locks made build/.
 export T_FAIL_LOG=$TOP/build/check-failures.log
+prove_log=$TOP/build/check-prove.log
 rm -f "$T_FAIL_LOG"
 rc=0
 # shellcheck disable=SC2086 # one word per test file
-prove --timer --exec bash $tests || rc=$?
+prove --timer --exec bash $tests 2>&1 | tee "$prove_log" || rc=$?
+[ "$rc" != 0 ] || exit 0
 # The first lines of each failing file: its first failure is the one
 # that explains the rest.
-if [ "$rc" != 0 ] && [ -s "$T_FAIL_LOG" ]; then
+if [ -s "$T_FAIL_LOG" ]; then
 	echo "failed tests, with their diagnostics (the first 12 lines per file; all in $T_FAIL_LOG):"
 	awk '{ file = $1; if (++n[file] <= 12) print }' "$T_FAIL_LOG"
-	# Last, where a log's tail shows it even when it shows little: each
-	# failing file's first failure and its first diagnostics.
-	echo "the first failure of each failing file:"
-	awk '{ file = $1 }
-		$2 == "not" || $2 == "Bail" { tests[file]++ }
-		tests[file] == 1 && ++n[file] <= 6' "$T_FAIL_LOG"
 fi
+# Last, where a log's tail shows it even when it shows little: each
+# failing file's first failure and its first diagnostics, any bail-out,
+# and prove's words for a file that failed without a failed test (it
+# died, or ran fewer tests than it planned).
+echo "the first failure of each failing file:"
+[ ! -s "$T_FAIL_LOG" ] || awk '{ file = $1 }
+	$2 == "not" || $2 == "Bail" { tests[file]++ }
+	$2 == "Bail" || (tests[file] == 1 && ++n[file] <= 6)' "$T_FAIL_LOG"
+awk '/^Test Summary Report/ { on = 1; next }
+	on && /^tests\// { file = $1; sub(/^tests\//, "", file); sub(/\.t$/, "", file); print file "\t" $0; next }
+	on && /^  / && file != "" { print file "\t" $0 }' "$prove_log" |
+	while IFS=$'\t' read -r name line; do
+		grep -q "^$name: " "$T_FAIL_LOG" 2>/dev/null || echo "$name: no failed test logged; prove: $line"
+	done
 exit "$rc"

@@ -78,7 +78,7 @@ stopped_early()
 {
 	[ "$(cat "$rundir/status" 2>/dev/null)" = running ] || return 0
 	echo failed >"$rundir/status"
-	info "results: $rundir (stopped early)"
+	info "results (stopped early): $rundir"
 }
 trap stopped_early EXIT
 summary=$rundir/summary.txt

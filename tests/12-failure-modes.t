@@ -5,7 +5,7 @@
 # bad KDIRs in 03-kdir.t, bad patches in 22-bad-patch.t, send-email
 # without TO in 40-send-email.t.
 . "$(dirname "$0")/lib.sh"
-t_plan 14
+t_plan 15
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 holder=""
@@ -41,6 +41,7 @@ t_like "$out" "^error: build of stage broken \(smp\) failed: .*kernel/sched/fair
 t_is "$(readlink "$RESULTS/latest" 2>/dev/null || echo none)" "$latest" "results/latest still points at the last complete run"
 new=$(comm -13 <(echo "$runs") <(find "$RESULTS" -mindepth 1 -maxdepth 1 -type d | sort))
 t_is "$(cat "$new/status" 2>/dev/null)" failed "and the partial run says failed"
+t_like "$out" "^results \(stopped early\): ${new:-no new run}$" "and where it is"
 
 # 7. A malformed workload: on the host with the parser's position, in the
 # guest with rt-app's own message.

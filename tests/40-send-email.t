@@ -22,15 +22,21 @@ trap cleanup EXIT
 # selftest boots of the packaged tree and the baseline (real boots, in
 # tests/fixtures), judged now against the matrix. No boot, and nothing
 # read from another test file's results.
+# (tests/13 checks those boots against the matrix; tests/30 feeds a run
+# of its own to the cover letter's table.)
 run=$RESULTS/fixture-run
+rm -rf "$run"
 for stage in pristine baseline; do
 	mkdir -p "$run/$stage"
 	cp -r "$TOP/tests/fixtures/boots/selftest-$stage" "$run/$stage/selftest"
+	rc=0
 	python3 "$TOP/scripts/judge.py" "$run/$stage/selftest" --expect "$TOP/tests/selftest-matrix" \
-		--column "$stage" >/dev/null 2>&1 || t_bail "the recorded $stage boot is not as the matrix says"
-	record_boot "$run" "$stage" selftest "$run/$stage/selftest" 0
+		--column "$stage" >/dev/null || rc=$?
+	record_boot "$run" "$stage" selftest "$run/$stage/selftest" "$rc"
 done
 echo complete >"$run/status"
+# The mails of this test, not in the user's build/outgoing.
+export OUTGOING=$tmp/outgoing
 
 out=$(cd "$TOP" && make -s send-email 2>&1)
 t_ok $(($? == 0)) "make send-email without TO refuses"
@@ -123,7 +129,7 @@ want=$( {
 	echo maintainer-test@example.org
 	echo cc-test@example.org
 	echo sched-idle@example.invalid
-	mapfile -t patches < <(find "$BUILD/outgoing" -name '*.patch' ! -name '*0000-cover-letter.patch')
+	mapfile -t patches < <(find "$OUTGOING" -name '*.patch' ! -name '*0000-cover-letter.patch')
 	(cd "$(send_tree)" && ./scripts/get_maintainer.pl --no-rolestats --no-git \
 		--no-git-fallback --no-fixes "${patches[@]}")
 } | sed 's/.*<\(.*\)>.*/\1/' | sort -u | tr '\n' ' ')

@@ -47,7 +47,9 @@ t_tree_file()
 	fi
 }
 
-# t_bail REASON: stop the file, for prove and for make check's digest.
+# t_bail REASON: a set-up this file cannot do without failed. "Bail out!"
+# stops prove, so the whole of make check, not only this file; the
+# reason goes to make check's digest too.
 t_bail()
 {
 	echo "Bail out! $*"
