@@ -6,9 +6,8 @@
 # tests/13-judge.t, with no boot.
 . "$(dirname "$0")/lib.sh"
 t_plan 14
-ensure_kernel pristine || t_bail "cannot build pristine"
-"$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
-kernel=$(kernel_dir pristine smp)/bzImage
+t_pristine_guest
+kernel=$T_KERNEL
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -49,9 +49,8 @@ printf '{ "tasks" : { "t" : { "run" : 1000, } }\n' >"$tmp/malformed.json"
 out=$("$TOP/scripts/check-workloads.sh" "$tmp/malformed.json" 2>&1)
 t_ok $(($? == 0)) "a malformed workload is refused before any boot"
 t_like "$out" "^error: malformed workload .*malformed\.json: .*line 1 column [0-9]+" "with line and column"
-ensure_kernel pristine || t_bail "cannot build pristine"
-"$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1
-kernel=$(kernel_dir pristine smp)/bzImage
+t_pristine_guest
+kernel=$T_KERNEL
 rc=0
 out=$("$TOP/scripts/run-qemu.sh" pristine "$kernel" rtapp-malformed "$tmp/rtapp" 2>&1) || rc=$?
 t_is "$rc" 1 "rt-app failing in the guest is a test failure"

@@ -115,6 +115,24 @@ ensure_kernel()
 	"$TOP/scripts/build-stage.sh" "$1" "${2:-smp}" >/dev/null
 }
 
+# What a test that boots the pristine kernel needs, or a bail-out that
+# names what failed: the kernel and the initramfs. Sets T_KERNEL to the
+# bzImage.
+t_pristine_guest()
+{
+	ensure_kernel pristine || t_bail "cannot build the pristine kernel"
+	"$TOP/scripts/build-initramfs.sh" >/dev/null 2>&1 || t_bail "cannot build the initramfs"
+	# shellcheck disable=SC2034 # for the test files
+	T_KERNEL=$(kernel_dir pristine smp)/bzImage
+}
+
+# The same, with the selftest in the initramfs.
+t_selftest_guest()
+{
+	"$TOP/scripts/build-selftest.sh" >/dev/null 2>&1 || t_bail "cannot build the selftest"
+	t_pristine_guest
+}
+
 # "name<TAB>result" lines of a judged boot, result being pass, fail, skip
 # or todo.
 t_subtests()
