@@ -16,8 +16,6 @@ npoints=$(wc -w <<<"$points")
 nstop=0
 [[ $sigs != *STOP* ]] || nstop=$npoints
 t_plan $(($(wc -w <<<"$sigs") * (1 + npoints) + nstop))
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 t_selftest_guest
 kernel=$T_KERNEL
 
@@ -37,7 +35,8 @@ shows_change()
 }
 
 for sig in $sigs; do
-	dir=$tmp/$sig
+	# In build/test-results/, so that a failed boot keeps its console.
+	dir=$RESULTS/$sig
 	rc=0
 	out=$(APPEND="sched_idle.signal=$sig" "$TOP/scripts/run-qemu.sh" pristine "$kernel" \
 		selftest-kill "$dir" 2>&1 </dev/null) || rc=$?

@@ -4,17 +4,15 @@
 # the last CPU, as a cpuset or isolcpus gives, and with CPU1 offline.
 . "$(dirname "$0")/lib.sh"
 t_plan 3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 t_selftest_guest
 
 rc=0
 out=$("$TOP/scripts/run-qemu.sh" pristine "$T_KERNEL" selftest-topology \
-	"$tmp/run" 2>&1 </dev/null) || rc=$?
+	"$RESULTS/run" 2>&1 </dev/null) || rc=$?
 t_is "$rc" 0 "the run passes"
 [ "$rc" = 0 ] || t_diag "$out"
 for check in skips_under_affinity skips_with_a_hole; do
-	t_is "$(t_subtest "$tmp/run" "$check")" pass "$check"
-	[ "$(t_subtest "$tmp/run" "$check")" = pass ] ||
-		t_diag "$(grep "^# $check: " "$tmp/run/console.log" 2>/dev/null | head -n 2)"
+	t_is "$(t_subtest "$RESULTS/run" "$check")" pass "$check"
+	[ "$(t_subtest "$RESULTS/run" "$check")" = pass ] ||
+		t_diag "$(grep "^# $check: " "$RESULTS/run/console.log" 2>/dev/null | head -n 2)"
 done
