@@ -12,7 +12,8 @@ out=$("$TOP/scripts/run-qemu.sh" pristine "$T_KERNEL" selftest-topology \
 t_is "$rc" 0 "the run passes"
 [ "$rc" = 0 ] || t_diag "$out"
 for check in skips_under_affinity skips_with_a_hole; do
-	t_is "$(t_subtest "$RESULTS/run" "$check")" pass "$check"
-	[ "$(t_subtest "$RESULTS/run" "$check")" = pass ] ||
+	result=$(t_subtest "$RESULTS/run" "$check")
+	t_is "$result" pass "$check"
+	[ "$result" = pass ] ||
 		t_diag "$(grep "^# $check: " "$RESULTS/run/console.log" 2>/dev/null | head -n 2)"
 done

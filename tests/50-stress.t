@@ -15,8 +15,8 @@ duration=${STRESS_DURATION:-20}
 # what the load balancer's statistics feed the scan budget, and the
 # budget only steers wakeups.
 mapfile -t stages < <(series_patches | grep -vF -f <(local_patches) |
-	awk '$2 == "selftest" { exit } { print $2 }' |
-	awk 'NR == 1 { print } { last = $0 } END { if (NR > 1) print last }')
+	awk '$2 == "selftest" { exit } { s[++n] = $2 }
+		END { if (n) print s[1]; if (n > 1) print s[n] }')
 t_plan $((5 * ${#stages[@]}))
 
 out=$(DURATION=$duration STAGE="${stages[*]}" "$TOP/scripts/stress.sh" 2>&1)

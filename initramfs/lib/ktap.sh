@@ -101,6 +101,16 @@ run_rtapp()
 	}
 }
 
+# For the plans that run the selftest: without it in the initramfs, one
+# failed test that says so, and the plan ends.
+need_selftest()
+{
+	[ -x /bin/sched_idle_test ] && return 0
+	ktap_begin 1
+	ktap_fail selftest "the initramfs has no sched_idle_test"
+	exit 1
+}
+
 # The value of sched_idle.$1= on the kernel command line, if any.
 cmdline_arg()
 {

@@ -31,11 +31,7 @@ ONLINE=/sys/devices/system/cpu/online
 LOG=/tmp/sched_idle_test.log
 POINTS="trace_instance trace_read sis_util_off cgroup cpu_offline"
 
-if [ ! -x /bin/sched_idle_test ]; then
-	ktap_begin 1
-	ktap_fail selftest "the initramfs has no sched_idle_test"
-	exit 1
-fi
+need_selftest
 
 # What the selftest may change, as one comparable text: the features,
 # the root's controllers, the online CPUs, the test's own cgroup and

@@ -9,11 +9,7 @@
 
 LOG=/tmp/sched_idle_test.log
 
-if [ ! -x /bin/sched_idle_test ]; then
-	ktap_begin 1
-	ktap_fail selftest "the initramfs has no sched_idle_test"
-	exit 1
-fi
+need_selftest
 
 # Run the selftest behind "$@"; it must exit 4 (KSFT_SKIP) with a SKIP
 # line that names CPU $1.

@@ -1,10 +1,7 @@
 # shellcheck shell=sh
 # Run the SCHED_IDLE selftest (tools/testing/selftests/sched, patch 0006
 # of the series), which prints its own KTAP.
-if [ ! -x /bin/sched_idle_test ]; then
-	echo "KTAP version 1"
-	echo "1..1"
-	echo "not ok 1 selftest # the initramfs has no sched_idle_test"
-	exit 1
-fi
+# shellcheck source=initramfs/lib/ktap.sh
+. /lib/ktap.sh
+need_selftest
 /bin/sched_idle_test
