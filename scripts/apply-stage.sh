@@ -48,14 +48,50 @@ push_to()
 	die "patch $(cd "$KDIR" && quilt next 2>/dev/null | sed 's|.*/||') does not apply (stage $stage): $failed"
 }
 
+# The first applied patch whose file is not what quilt applied (make
+# refresh, an edit, a git pull), by the sums recorded at each move; a
+# patch with no sum counts as changed. quilt itself would keep the old
+# text applied, and every stage from there would build stale code.
+first_changed()
+{
+	local patch
+
+	applied | while read -r patch; do
+		if ! grep -qxF "$(sum_of "$patch")" "$SUMS" 2>/dev/null; then
+			echo "$patch"
+			return
+		fi
+	done
+}
+
+# The applied patches, by name. quilt fails when there are none; a tree
+# it cannot read fails the push or pop that follows, by name.
+applied()
+{
+	quilt applied 2>/dev/null | sed 's|.*/||' || true
+}
+
+sum_of()
+{
+	echo "$(sha1sum <"$PATCHES/$1" | cut -d' ' -f1) $1"
+}
+
 mkdir -p "$BUILD/logs"
 check_patches
 cd "$KDIR"
+SUMS=.pc/.sched-idle-sums
 # quilt remembers the patches folder and series of the first push in .pc
 # and prefers them to QUILT_PATCHES and QUILT_SERIES; point it at ours.
 if [ -d .pc ]; then
 	echo "$PATCHES" >.pc/.quilt_patches
 	echo "$SERIES" >.pc/.quilt_series
+fi
+changed=$(first_changed)
+if [ -n "$changed" ]; then
+	info "tree: $changed changed since it was applied; applying it again"
+	# Pop it and all above it, each with the text it was applied with.
+	n=$(applied | awk -v p="$changed" '$0 == p { on = 1 } on { n++ } END { print n }')
+	quilt pop -f -q "$n" >/dev/null || die "quilt pop of the changed $changed failed in $KDIR"
 fi
 # Only quilt changes a tree we manage, so its .pc backups are the truth;
 # -f lets a pop succeed after a patch file was edited or removed.
@@ -70,6 +106,9 @@ elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
 else
 	push_to "$target"
 fi
+applied | while read -r patch; do
+	sum_of "$patch"
+done >"$SUMS"
 touched_files | while read -r f; do
 	[ ! -e "$f" ] || touch "$f"
 done

@@ -1,9 +1,11 @@
 #!/bin/bash
 # A patch that does not apply, or is missing, fails with one line naming
-# the patch and the failing file and hunk; the tree stays recoverable.
+# the patch and the failing file and hunk; the tree stays recoverable. A
+# patch that changes after it was applied (make refresh, an edit) is
+# applied again, not left in the tree with its old text.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 6
+t_plan 9
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
@@ -29,4 +31,22 @@ rm "$tmp/patches/$victim"
 out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" fallback 2>&1)
 t_ok $(($? == 0)) "a missing patch fails"
 t_like "$out" "^error: series names $victim, but .* does not exist$" "and names it"
+"$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+
+# An applied patch edited in place: an added line of fallback's patch
+# gains a comment, and the next move to any stage past it shows it.
+rm -rf "$tmp/patches"
+cp -r "$PATCHES" "$tmp/patches"
+cp "$PATCHES/$victim" "$tmp/$victim"
+SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" balance >/dev/null 2>&1
+sed -i '0,/^+[^+].*;$/s//& \/* edited after it was applied *\//' "$tmp/patches/$victim"
+rc=0
+cmp -s "$tmp/$victim" "$tmp/patches/$victim" || rc=$?
+t_is "$rc" 1 "the applied patch was edited"
+out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" balance 2>&1)
+t_like "$out" "^tree: $victim changed since it was applied; applying it again$" \
+	"moving to a later stage names the changed patch"
+rc=0
+grep -rqF 'edited after it was applied' "$KDIR/kernel/sched/" || rc=$?
+t_ok "$rc" "and the tree holds its new text"
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
