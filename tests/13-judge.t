@@ -153,8 +153,8 @@ t_is "$(show base expectation)" match "result.json says match"
 t_flip_matrix "$matrix" baseline fast_path pass >"$tmp/mutant"
 judge base --expect "$tmp/mutant" --column baseline
 t_is "$rc" 1 "a matrix claiming fast_path passes on baseline fails the boot"
-t_is "$out" "error: stage baseline (plan selftest): UNEXPECTED: fast_path not ok (expected ok)" \
-	"with exactly one error line naming the stage and the subtest"
+t_is "$out" "error: stage baseline (plan selftest): UNEXPECTED: fast_path not ok (expected ok); fast_path: 200 of 200 wakeups stacked on the busy CPU0" \
+	"with exactly one error line naming the stage and the subtest, and what the subtest measured"
 t_is "$(show base summary)" "UNEXPECTED: fast_path not ok (expected ok)" "and the summary says UNEXPECTED"
 
 awk '$1 == "accounting_zero" { next } { print }' "$matrix" >"$tmp/short-matrix"
