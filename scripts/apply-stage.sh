@@ -106,9 +106,12 @@ elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
 else
 	push_to "$target"
 fi
-applied | while read -r patch; do
-	sum_of "$patch"
-done >"$SUMS"
+# No .pc, nothing applied: a tree quilt has never pushed needs no sums.
+if [ -d .pc ]; then
+	applied | while read -r patch; do
+		sum_of "$patch"
+	done >"$SUMS"
+fi
 touched_files | while read -r f; do
 	[ ! -e "$f" ] || touch "$f"
 done
