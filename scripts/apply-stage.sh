@@ -76,6 +76,18 @@ sum_of()
 	echo "$(sha1sum <"$PATCHES/$1" | cut -d' ' -f1) $1"
 }
 
+# The sums of the applied patches, each as quilt applied it. No .pc,
+# nothing applied: a tree quilt has never pushed needs none.
+record_sums()
+{
+	local patch
+
+	[ -d .pc ] || return 0
+	applied | while read -r patch; do
+		sum_of "$patch"
+	done >"$SUMS"
+}
+
 mkdir -p "$BUILD/logs"
 check_patches
 cd "$KDIR"
@@ -88,10 +100,12 @@ if [ -d .pc ]; then
 fi
 changed=$(first_changed)
 if [ -n "$changed" ]; then
-	info "tree: $changed changed since it was applied; applying it again"
-	# Pop it and all above it, each with the text it was applied with.
+	info "tree: $changed changed since it was applied; popping it and the patches above it"
+	# Pop it and all above it, each with the text it was applied with;
+	# then the sums, so that a push that fails below leaves none stale.
 	n=$(applied | awk -v p="$changed" '$0 == p { on = 1 } on { n++ } END { print n }')
 	quilt pop -f -q "$n" >/dev/null || die "quilt pop of the changed $changed failed in $KDIR"
+	record_sums
 fi
 # Only quilt changes a tree we manage, so its .pc backups are the truth;
 # -f lets a pop succeed after a patch file was edited or removed.
@@ -106,12 +120,7 @@ elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
 else
 	push_to "$target"
 fi
-# No .pc, nothing applied: a tree quilt has never pushed needs no sums.
-if [ -d .pc ]; then
-	applied | while read -r patch; do
-		sum_of "$patch"
-	done >"$SUMS"
-fi
+record_sums
 touched_files | while read -r f; do
 	[ ! -e "$f" ] || touch "$f"
 done

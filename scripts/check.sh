@@ -45,22 +45,22 @@ started=$(date +%T)
 prove --timer --exec bash $tests 2>&1 | tee "$prove_log" || rc=$?
 # Each file's time, slowest first, on one line: where a run's time goes
 # is what the suite's speed is judged by, and a CI log shows its tail.
-times()
+file_times()
 {
 	# prove --timer stamps each file's line when the file ends (its
 	# output is not a terminal); a failed file gets no "ms" figure, so
-	# the stamps it is, from the start recorded below.
+	# the stamps it is, from the start recorded above.
 	awk -v start="$started" 'function secs(t) { split(t, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
 		BEGIN { last = secs(start) }
-		/^\[[0-9:]+\] tests\// {
+		/^\[[0-9:]+\] [^ ]+\.t / {
 			t = secs(substr($1, 2, 8)); d = t - last; if (d < 0) d += 86400; last = t
-			name = $2; sub(/^tests\//, "", name); sub(/\.t$/, "", name); print d, name
+			name = $2; sub(/.*\//, "", name); sub(/\.t$/, "", name); print d, name
 		}' "$prove_log" |
 		sort -rn | awk '{ printf "%s%s %ds", (NR > 1 ? ", " : "seconds per file: "), $2, $1 }
 			END { if (NR) print "" }'
 }
 if [ "$rc" = 0 ]; then
-	times
+	file_times
 	exit 0
 fi
 # The first lines of each failing file: its first failure is the one
@@ -83,5 +83,5 @@ awk '/^Test Summary Report/ { on = 1; next }
 	while IFS=$'\t' read -r name line; do
 		grep -q "^$name: " "$T_FAIL_LOG" 2>/dev/null || echo "$name: no failed test logged; prove: $line"
 	done
-times
+file_times
 exit "$rc"

@@ -284,12 +284,13 @@ def judge(outdir, expect=None, column=None):
                                 if t["result"] == "fail" and want.get(t["name"]) == "fail"]
     if unexpected:
         res["expectation"] = "mismatch"
-        # The subtest's own last words, so that a CI log that shows only
-        # this line still says what was measured.
-        diags = {t["name"]: t["diagnostics"][-1] for t in subtests if t["diagnostics"]}
+        # What the subtest said, so that a CI log that shows only this
+        # line still says what was measured: its last diagnostic, named
+        # as why() names it, or else the reason of a skip.
+        said = {t["name"]: why(t) if t["diagnostics"] else t["reason"] for t in subtests}
         errors = [f"stage {stage} (plan {plan}): UNEXPECTED: {u['name']} {WORDS[u['got']]} "
                   f"(expected {WORDS[u['want']]})"
-                  + (f"; {diags[u['name']]}" if u["name"] in diags else "")
+                  + (f"; {said[u['name']]}" if said.get(u["name"]) else "")
                   for u in unexpected]
         summary = "UNEXPECTED: " + ", ".join(
             f"{u['name']} {WORDS[u['got']]} (expected {WORDS[u['want']]})" for u in unexpected)

@@ -6,7 +6,7 @@
 # made here from them by changing one thing each.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 46
+t_plan 47
 fix=$TOP/tests/fixtures/boots
 matrix=$TOP/tests/selftest-matrix
 tmp=$(mktemp -d)
@@ -161,6 +161,8 @@ awk '$1 == "accounting_zero" { next } { print }' "$matrix" >"$tmp/short-matrix"
 judge base --expect "$tmp/short-matrix" --column baseline
 t_like "$rc $out" "^1 error: .*UNEXPECTED: accounting_zero skip \(expected missing\)" \
 	"a subtest the matrix does not know is unexpected too"
+t_like "$out" "UNEXPECTED: accounting_zero skip \(expected missing\); .*idle_h_nr_running" \
+	"and its line ends with the skip's reason"
 
 judge base --expect "$matrix" --column nosuch
 t_is "$rc" 0 "a stage with no column fails only on a crash or a parse error"

@@ -5,7 +5,7 @@
 # applied again, not left in the tree with its old text.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 9
+t_plan 11
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
@@ -33,20 +33,30 @@ t_ok $(($? == 0)) "a missing patch fails"
 t_like "$out" "^error: series names $victim, but .* does not exist$" "and names it"
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
 
-# An applied patch edited in place: an added line of fallback's patch
-# gains a comment, and the next move to any stage past it shows it.
+# Applied patches edited in place, as make refresh does: fallback's
+# message gains a line (its place in the tree does not move, and the
+# patches above it must apply again on top of it), and an added line of
+# balance's patch, the top one, gains a comment.
+top=$(series_patches | awk '$2 == "balance" { print $1 }')
 rm -rf "$tmp/patches"
 cp -r "$PATCHES" "$tmp/patches"
-cp "$PATCHES/$victim" "$tmp/$victim"
-SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" balance >/dev/null 2>&1
-sed -i '0,/^+[^+].*;$/s//& \/* edited after it was applied *\//' "$tmp/patches/$victim"
+at_balance()
+{
+	SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" balance 2>&1
+}
+at_balance >/dev/null
+sed -i '0,/^Signed-off-by: /s//Edited after it was applied.\n&/' "$tmp/patches/$victim"
+sed -i '0,/^+[^+].*;$/s//& \/* edited after it was applied *\//' "$tmp/patches/$top"
+t_is "$(cmp -s "$PATCHES/$victim" "$tmp/patches/$victim" || cmp -s "$PATCHES/$top" "$tmp/patches/$top" || echo both)" \
+	both "both applied patches were edited"
 rc=0
-cmp -s "$tmp/$victim" "$tmp/patches/$victim" || rc=$?
-t_is "$rc" 1 "the applied patch was edited"
-out=$(SERIES=$tmp/series PATCHES=$tmp/patches "$TOP/scripts/apply-stage.sh" balance 2>&1)
-t_like "$out" "^tree: $victim changed since it was applied; applying it again$" \
-	"moving to a later stage names the changed patch"
+out=$(at_balance) || rc=$?
+t_is "$rc" 0 "the move to balance re-applies them"
+[ "$rc" = 0 ] || t_diag "$out"
+t_like "$out" "^tree: $victim changed since it was applied; popping it and the patches above it$" \
+	"naming the first one that changed"
+t_is "$(cd "$KDIR" && quilt top | sed 's|.*/||')" "$top" "the tree is at balance"
 rc=0
 grep -rqF 'edited after it was applied' "$KDIR/kernel/sched/" || rc=$?
-t_ok "$rc" "and the tree holds its new text"
+t_ok "$rc" "and holds the new text"
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
