@@ -112,7 +112,7 @@ fi
 if [ -z "$target" ]; then
 	quilt pop -a -f -q >/dev/null 2>&1 || [ $? = 2 ] ||
 		die "quilt pop -a failed in $KDIR"
-elif quilt applied 2>/dev/null | sed 's|.*/||' | grep -qxF "$target"; then
+elif applied | grep -qxF "$target"; then
 	if [ "$(quilt top | sed 's|.*/||')" != "$target" ]; then
 		quilt pop -f -q "$target" >/dev/null ||
 			die "quilt pop $target failed in $KDIR"
