@@ -25,10 +25,40 @@ log=$BUILD/logs/build-$flavour-$stage.log
 jobs=$(($(nproc) + 1))
 mkdir -p "$obj" "$gen" "$BUILD/logs"
 
+# What the generated .config depends on: the fragments, every Kconfig file
+# and config fragment of the tree (a patch could change one), the
+# toolchain Kconfig probes, and this recipe. Hashing them takes well under
+# a second; the three kconfig runs take about 15 s, once per stage build
+# and once per lint, for the same result every time.
+config_key()
+{
+	# shellcheck disable=SC2086 # one word per fragment
+	{
+		cat "$0" $fragments
+		(cd "$KDIR" && find . -path ./.pc -prune -o -type f \
+			\( -name 'Kconfig*' -o -path '*/configs/*.config' \) -print |
+			LC_ALL=C sort | xargs cat)
+		gcc --version | head -n1
+		ld --version | head -n1
+		! command -v pahole >/dev/null || pahole --version
+		! command -v rustc >/dev/null || rustc --version
+	} | sha256sum | cut -c1-16
+}
+
 # tinyconfig writes .config in place, so generate it elsewhere and copy it
 # over only when it differs: an unchanged .config must not force a rebuild.
+# A generated .config whose key still matches is used as it is.
 make_config()
 {
+	local key
+
+	key=$(config_key)
+	if [ -f "$gen/.config" ] && [ "$(cat "$gen/config-key" 2>/dev/null)" = "$key" ]; then
+		cmp -s "$gen/.config" "$obj/.config" || cp "$gen/.config" "$obj/.config"
+		return 0
+	fi
+	rm -f "$gen/config-key"
+	info "generating the $flavour .config (log: $BUILD/logs/config-$flavour.log)"
 	# shellcheck disable=SC2086 # one word per fragment
 	{
 		kmake -C "$KDIR" O="$gen" tinyconfig &&
@@ -39,6 +69,7 @@ make_config()
 		die "config generation failed (see $BUILD/logs/config-$flavour.log)"
 	# shellcheck disable=SC2086
 	"$TOP/scripts/check-config.sh" "$gen/.config" $fragments
+	echo "$key" >"$gen/config-key"
 	cmp -s "$gen/.config" "$obj/.config" || cp "$gen/.config" "$obj/.config"
 }
 
