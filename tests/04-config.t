@@ -1,11 +1,10 @@
 #!/bin/bash
 # check-config.sh fails, naming the option, when the final .config lacks
 # something a fragment asks for; later fragments override earlier ones;
-# "is not set" and "=n" compare equal. build-kernel.sh generates a
-# flavour's .config once and reuses it until an input changes.
+# "is not set" and "=n" compare equal.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 8
+t_plan 5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'CONFIG_SMP=y\nCONFIG_SCHED_MC=y\n# CONFIG_KASAN is not set\nCONFIG_NR_CPUS=64\n' >"$tmp/.config"
@@ -28,19 +27,3 @@ for opt in SMP SCHED_MC CGROUPS FAIR_GROUP_SCHED CFS_BANDWIDTH SCHED_DEBUG SCHED
 	grep -qx "CONFIG_$opt=y" "$TOP/configs/sched-idle.config" || missing="$missing $opt"
 done
 t_is "${missing:-none}" none "the stage fragment asks for every option the pipeline needs"
-
-# The generated .config is reused while its inputs stay the same, and
-# generated again when one changes: here a Kconfig file of the tree,
-# restored (with its time) afterwards, so no real build resyncs.
-"$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1 || t_bail "prepare-tree.sh failed"
-"$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" smp >/dev/null 2>&1
-out=$("$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" smp 2>&1)
-t_is "$(echo "$out" | grep -c 'generating the smp .config')" 0 \
-	"a second --config-only with the same inputs reuses the generated .config"
-t_ok "$(cmp -s "$tmp/obj/.config" "$BUILD/obj/smp-config/.config"; echo $?)" \
-	"and copies it into the object directory"
-cp -p "$KDIR/init/Kconfig" "$tmp/Kconfig"
-trap 'cp -p "$tmp/Kconfig" "$KDIR/init/Kconfig"; rm -rf "$tmp"' EXIT
-echo "# sched-idle tests/04: an input of the .config changed" >>"$KDIR/init/Kconfig"
-out=$("$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" smp 2>&1)
-t_like "$out" "generating the smp .config" "a changed Kconfig file generates it again"

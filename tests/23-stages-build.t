@@ -8,7 +8,8 @@
 # that finds what breaks the compile there, but not a link error, such as
 # a call into a function only SMP kernels define; no stage links a
 # CONFIG_SMP=n kernel any more. A stage whose patch reaches further
-# builds the whole CONFIG_SMP=n kernel.
+# builds the whole CONFIG_SMP=n kernel. Last, build-kernel.sh reuses a
+# generated .config until one of its inputs changes.
 . "$(dirname "$0")/lib.sh"
 stages=$(for s in $(stage_names); do ! stage_changes_kernel "$s" || echo "$s"; done)
 t_diag "kernel stages: $(echo "$stages" | paste -sd " "); tools-only stages: $(comm -13 <(echo "$stages" | sort) <(stage_names | sort) | paste -sd ' ')"
@@ -24,7 +25,7 @@ reaches_further()
 
 further=$(for s in $stages; do ! reaches_further "$s" || echo "$s"; done)
 t_diag "stages whose patch reaches beyond kernel/sched/: ${further:-none}"
-t_plan $((2 * $(echo "$stages" | wc -l) + 1 + $(echo "$further" | grep -c .)))
+t_plan $((2 * $(echo "$stages" | wc -l) + 4 + $(echo "$further" | grep -c .)))
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,3 +73,20 @@ t_like "$rc $out" "^1 error: W=1 build of kernel/sched \(nosmp\) on stage smp-on
 	"a stage that reads an SMP-only field outside CONFIG_SMP fails the CONFIG_SMP=n compile, with the compiler's error"
 t_series_restore "$tmp/mutant"
 "$TOP/scripts/apply-stage.sh" pristine >/dev/null 2>&1
+
+# The lints generated each flavour's .config at most once: it is reused
+# while its inputs stay the same, and generated again when one changes,
+# here a Kconfig file of the tree. The file is restored with its time,
+# so that no object directory resyncs; the next nosmp build generates
+# its .config once more.
+out=$("$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" nosmp 2>&1)
+t_is "$(echo "$out" | grep -c 'generating the nosmp .config')" 0 \
+	"the nosmp .config the lints used is reused while its inputs are the same"
+t_ok "$(cmp -s "$tmp/obj/.config" "$BUILD/obj/nosmp-config/.config"; echo $?)" \
+	"and copied into a new object directory"
+cp -p "$KDIR/init/Kconfig" "$tmp/Kconfig"
+trap 'cp -p "$tmp/Kconfig" "$KDIR/init/Kconfig"; rm -rf "$tmp"' EXIT
+echo "# sched-idle tests/23: an input of the .config changed" >>"$KDIR/init/Kconfig"
+out=$("$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" nosmp 2>&1)
+t_like "$out" "generating the nosmp .config" "a changed Kconfig file generates it again"
+cp -p "$tmp/Kconfig" "$KDIR/init/Kconfig"
