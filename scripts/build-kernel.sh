@@ -25,23 +25,29 @@ log=$BUILD/logs/build-$flavour-$stage.log
 jobs=$(($(nproc) + 1))
 mkdir -p "$obj" "$gen" "$BUILD/logs"
 
-# What the generated .config depends on: the fragments, every Kconfig file
-# and config fragment of the tree (a patch could change one), the
-# toolchain Kconfig probes, and this recipe. Hashing them takes well under
-# a second; the three kconfig runs take about 15 s, once per stage build
-# and once per lint, for the same result every time.
+# What the generated .config depends on: the fragments, the kernel
+# version, every Kconfig file and config fragment of the tree (a patch
+# could change one), the versions of the tools Kconfig probes, and this
+# recipe. Hashing them takes well under a second; the three kconfig runs
+# take about 15 s, once per stage build and once per lint, for the same
+# result every time. A tool that fails to report its version counts as
+# such, not as an error.
 config_key()
 {
 	# shellcheck disable=SC2086 # one word per fragment
 	{
 		cat "$0" $fragments
+		grep -E '^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION) *=' "$KDIR/Makefile"
 		(cd "$KDIR" && find . -path ./.pc -prune -o -type f \
-			\( -name 'Kconfig*' -o -path '*/configs/*.config' \) -print |
-			LC_ALL=C sort | xargs cat)
+			\( -name 'Kconfig*' -o -path '*/configs/*.config' \) -print0 |
+			LC_ALL=C sort -z | xargs -0 sha256sum)
 		gcc --version | head -n1
 		ld --version | head -n1
-		! command -v pahole >/dev/null || pahole --version
-		! command -v rustc >/dev/null || rustc --version
+		local tool
+		for tool in pahole rustc bindgen; do
+			! command -v "$tool" >/dev/null ||
+				"$tool" --version 2>&1 || echo "$tool: no version"
+		done
 	} | sha256sum | cut -c1-16
 }
 

@@ -4,7 +4,8 @@
 # task started under chrt --idle 0. Its workloads give rt-app a fixed
 # calibration and wall-clock runtime events, as the measurement's do:
 # calibrating on a TCG vCPU took 13 s of a 22 s boot, and a smoke test
-# needs no exact load.
+# needs no exact load: idle_runs shows that the SCHED_IDLE task ran, not
+# how much.
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 # shellcheck source=initramfs/lib/workload.sh
