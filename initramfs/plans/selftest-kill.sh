@@ -32,6 +32,7 @@ LOG=/tmp/sched_idle_test.log
 POINTS="trace_instance trace_read sis_util_off cgroup cpu_offline"
 
 need_selftest
+hold_tracepoints
 
 # What the selftest may change, as one comparable text: the features,
 # the root's controllers, the online CPUs, the test's own cgroup and

@@ -10,6 +10,7 @@
 LOG=/tmp/sched_idle_test.log
 
 need_selftest
+hold_tracepoints
 
 # Run the selftest behind "$@"; it must exit 4 (KSFT_SKIP) with a SKIP
 # line that names CPU $1.

@@ -4,4 +4,5 @@
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 need_selftest
+hold_tracepoints
 /bin/sched_idle_test
