@@ -59,23 +59,21 @@ make_config()
 	local key
 
 	key=$(config_key)
-	if [ -f "$gen/.config" ] && [ "$(cat "$gen/config-key" 2>/dev/null)" = "$key" ]; then
-		cmp -s "$gen/.config" "$obj/.config" || cp "$gen/.config" "$obj/.config"
-		return 0
+	if [ ! -f "$gen/.config" ] || [ "$(cat "$gen/config-key" 2>/dev/null)" != "$key" ]; then
+		rm -f "$gen/config-key"
+		info "generating the $flavour .config (log: $BUILD/logs/config-$flavour.log)"
+		# shellcheck disable=SC2086 # one word per fragment
+		{
+			kmake -C "$KDIR" O="$gen" tinyconfig &&
+			"$KDIR/scripts/kconfig/merge_config.sh" -m -O "$gen" \
+				"$gen/.config" $fragments &&
+			kmake -C "$KDIR" O="$gen" olddefconfig
+		} >"$BUILD/logs/config-$flavour.log" 2>&1 ||
+			die "config generation failed (see $BUILD/logs/config-$flavour.log)"
+		# shellcheck disable=SC2086
+		"$TOP/scripts/check-config.sh" "$gen/.config" $fragments
+		echo "$key" >"$gen/config-key"
 	fi
-	rm -f "$gen/config-key"
-	info "generating the $flavour .config (log: $BUILD/logs/config-$flavour.log)"
-	# shellcheck disable=SC2086 # one word per fragment
-	{
-		kmake -C "$KDIR" O="$gen" tinyconfig &&
-		"$KDIR/scripts/kconfig/merge_config.sh" -m -O "$gen" \
-			"$gen/.config" $fragments &&
-		kmake -C "$KDIR" O="$gen" olddefconfig
-	} >"$BUILD/logs/config-$flavour.log" 2>&1 ||
-		die "config generation failed (see $BUILD/logs/config-$flavour.log)"
-	# shellcheck disable=SC2086
-	"$TOP/scripts/check-config.sh" "$gen/.config" $fragments
-	echo "$key" >"$gen/config-key"
 	cmp -s "$gen/.config" "$obj/.config" || cp "$gen/.config" "$obj/.config"
 }
 

@@ -87,13 +87,13 @@ for flavour in nosmp smp; do
 	n=$(grep -c "generating the $flavour .config" "$tmp/lint-stderr")
 	t_ok $((n > 1)) "the $flavour .config was generated at most once for all stages (generations: $n)"
 done
+gen=$BUILD/obj/nosmp-config
 rc=0
 out=$("$TOP/scripts/build-kernel.sh" --config-only "$tmp/obj" nosmp 2>&1) || rc=$?
 t_is "$rc $(echo "$out" | grep -c 'generating the nosmp .config')" "0 0" \
 	"the nosmp .config the lints used is reused while its inputs are the same"
-t_ok "$(cmp -s "$tmp/obj/.config" "$BUILD/obj/nosmp-config/.config"; echo $?)" \
+t_ok "$(cmp -s "$tmp/obj/.config" "$gen/.config"; echo $?)" \
 	"and copied into a new object directory"
-gen=$BUILD/obj/nosmp-config
 cp -p "$KDIR/init/Kconfig" "$tmp/Kconfig"
 cp -p "$gen/config-key" "$tmp/config-key"
 cp -p "$gen/.config" "$tmp/config-before"
