@@ -121,7 +121,25 @@ else
 	push_to "$target"
 fi
 record_sums
-touched_files | while read -r f; do
-	[ ! -e "$f" ] || touch "$f"
+# Touch only the files whose content differs from the last move's: a file
+# every stage shares (include/linux/sched/topology.h, which one patch
+# changes and the next restores) would otherwise rebuild most of the
+# kernel at every stage. Without a record of the last move, touch all.
+# A file whose content is unchanged keeps an mtime at least as new as
+# when it last changed, so make still sees every real change.
+FILES=.pc/.sched-idle-files
+new=$(touched_files | while read -r f; do
+	if [ -e "$f" ]; then
+		echo "$(sha1sum <"$f" | cut -d' ' -f1) $f"
+	else
+		echo "absent $f"
+	fi
+done)
+echo "$new" | while read -r sum f; do
+	[ "$sum" != absent ] || continue
+	grep -qxF "$sum $f" "$FILES" 2>/dev/null || touch "$f"
 done
+if [ -d .pc ]; then
+	echo "$new" >"$FILES"
+fi
 info "tree: $KDIR at stage $stage${target:+ ($target)}"

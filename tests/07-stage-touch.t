@@ -1,0 +1,78 @@
+#!/bin/bash
+# apply-stage.sh touches a file only when a move changed its content:
+# quilt gives popped files back their old mtimes, so a changed file must
+# be touched for make to rebuild it, and a file every stage shares (a
+# header one patch changes and a later one restores) must not be, or
+# every stage rebuilds what includes it. Runs on a fake tree with a
+# three-patch series.
+# tier: quick (no kernel build, no boot: make check-quick)
+. "$(dirname "$0")/lib.sh"
+t_plan 6
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tree=$tmp/tree
+mkdir -p "$tree/include" "$tree/kernel" "$tmp/patches" "$tmp/build/logs"
+printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n' >"$tree/Makefile"
+echo 'int shared;' >"$tree/include/shared.h"
+echo 'int code;' >"$tree/kernel/code.c"
+
+# p1 changes both files, p2 only code.c, p3 puts shared.h back.
+mkpatch()
+{
+	local name=$1 file=$2 from=$3 to=$4
+
+	cat >"$tmp/patches/$name" <<EOF
+--- a/$file
++++ b/$file
+@@ -1 +1 @@
+-$from
++$to
+EOF
+}
+mkpatch p1a include/shared.h 'int shared;' 'long shared;'
+mkpatch p1b kernel/code.c 'int code;' 'int code1;'
+cat "$tmp/patches/p1a" "$tmp/patches/p1b" >"$tmp/patches/0001-one.patch"
+mkpatch 0002-two.patch kernel/code.c 'int code1;' 'int code2;'
+mkpatch 0003-three.patch include/shared.h 'long shared;' 'int shared;'
+printf '0001-one.patch # stage: one\n0002-two.patch # stage: two\n0003-three.patch # stage: three\n' >"$tmp/series"
+
+move()
+{
+	KDIR=$tree SERIES=$tmp/series PATCHES=$tmp/patches BUILD=$tmp/build \
+		"$TOP/scripts/apply-stage.sh" "$1" >"$tmp/out" 2>&1 || cat "$tmp/out"
+}
+# Every file an hour old, so that a touch shows.
+age()
+{
+	touch -d '1 hour ago' "$tree/include/shared.h" "$tree/kernel/code.c"
+}
+fresh()
+{
+	local f out=""
+
+	for f in include/shared.h kernel/code.c; do
+		[ "$(($(date +%s) - $(stat -c %Y "$tree/$f")))" -gt 600 ] || out="$out $f"
+	done
+	echo "${out:-none}"
+}
+
+move one
+t_is "$(cat "$tree/include/shared.h") $(cat "$tree/kernel/code.c")" "long shared; int code1;" "stage one applied"
+age
+move two
+t_is "$(fresh)" " kernel/code.c" "one -> two: only the file whose content changed is touched"
+age
+move three
+t_is "$(fresh)" " include/shared.h" "two -> three: the header put back is touched, the unchanged code.c is not"
+age
+move one
+t_is "$(fresh)" " include/shared.h kernel/code.c" "three -> one (popping): both changed files are touched"
+age
+move one
+t_is "$(fresh)" "none" "a move to the stage the tree is at touches nothing"
+# No record of the last move (a tree set up before it existed): all.
+rm -f "$tree/.pc/.sched-idle-files"
+age
+move two
+t_is "$(fresh)" " include/shared.h kernel/code.c" "without a record of the last move, every file the series touches is touched"
