@@ -124,7 +124,7 @@ check_value()
 		grep -qxF -- "$v" < <(plan_names) ||
 			bad_value "$name" "$v" "no plan '$v'; plans: $known" ;;
 	workloads)
-		list_of "$name" "$v" "t1 t2 p1 p2 p3 hp ht hf" ;;
+		list_of "$name" "$v" "t1 t2 p1 p2 p3 hp ht hf hi" ;;
 	policies)
 		list_of "$name" "$v" "$(tree_policies)" ;;
 	tree)
@@ -315,6 +315,21 @@ leading_unsent_patches()
 send_tree()
 {
 	echo "${SEND_TREE:-$BUILD/send-tree}"
+}
+
+# The note of a patch file: the lines under "Notes:" that git format-patch
+# --notes writes between "---" and the diffstat, each indented by four
+# spaces; empty when there is none.
+patch_notes()
+{
+	awk '
+		!cut && /^---$/ { cut = 1; next }
+		!cut { next }
+		!on && /^Notes:$/ { on = 1; next }
+		!on { next }
+		/^    / { sub(/^    /, ""); print; next }
+		/^$/ { print; next }
+		{ exit }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
 }
 
 # "pristine" and then one stage per patch.

@@ -33,6 +33,17 @@ info "importing the series"
 # quiltimport reads the series without our "# stage:" comments.
 series_patches | awk '{ print $1 }' >"$BUILD/series.plain"
 git quiltimport --patches "$PATCHES" --series "$BUILD/series.plain" >/dev/null
+# What a patch carries below its "---" (test details that are not for the
+# changelog) was a git note when make refresh wrote it: format-patch
+# --notes puts it there under "Notes:", and quiltimport drops it. Back
+# into notes, so that the next refresh writes it out again.
+i=0
+for commit in $(git rev-list --reverse base..HEAD); do
+	patch=$(sed -n "$((i + 1))p" "$BUILD/series.plain")
+	note=$(patch_notes "$PATCHES/$patch")
+	[ -z "$note" ] || git notes add -m "$note" "$commit"
+	i=$((i + 1))
+done
 cd - >/dev/null
 mv "$tree.tmp" "$tree"
 info "tree: $tree, $(git -C "$tree" rev-list --count base..HEAD) commits on top of tag 'base'"

@@ -16,7 +16,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Abbreviated ids would otherwise grow with the object count.
-git -C "$tree" -c core.abbrev=12 format-patch -q --no-signature --zero-commit -N \
+git -C "$tree" -c core.abbrev=12 format-patch -q --no-signature --zero-commit -N --notes \
 	-o "$out" base..HEAD
 i=0
 changed=0

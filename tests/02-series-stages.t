@@ -1,9 +1,10 @@
 #!/bin/bash
 # Stages come from series: pristine first, then one per patch; an empty
-# series leaves pristine alone; an unknown stage is refused.
+# series leaves pristine alone; an unknown stage is refused. A patch's
+# note (format-patch --notes) is read back for make tree.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 6
+t_plan 8
 t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis " \
 	"stages of the series"
 empty=$(mktemp)
@@ -14,5 +15,32 @@ out=$(stage_patch nosuchstage 2>&1)
 t_like "$out" "^error: unknown stage 'nosuchstage'" "unknown stage is refused with one line"
 t_like "$(head -n 20 "$SERIES")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the baseline patch is marked LOCAL in series"
 t_is "$(unset SERIES PATCHES; TREE=6.12 bash -c ". '$TOP/scripts/lib.sh'; stage_names" | tr '\n' ' ')" \
-	"pristine baseline tracking fallback consistent balance idle-wakee selftest " "stages of the 6.12 series (series-6.12)"
+	"pristine baseline tracking fallback consistent balance idle-wakee selftest scan-stats sis-util selftest-sis sis-util-v1 " "stages of the 6.12 series (series-6.12)"
 t_like "$(head -n 20 "$TOP/series-6.12")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the 6.12 baseline patch is marked LOCAL"
+
+# A note as git format-patch --notes writes it: indented under "Notes:"
+# below "---", an empty line inside it, the diffstat after it.
+notes=$(mktemp)
+cat >"$notes" <<'PATCH'
+Subject: [PATCH] x
+
+Body.
+---
+Not a note.
+
+Notes:
+    Measured on QEMU.
+    
+    Second paragraph.
+
+ kernel/sched/fair.c | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/kernel/sched/fair.c b/kernel/sched/fair.c
+    indented diff text
+PATCH
+t_is "$(patch_notes "$notes")" "$(printf 'Measured on QEMU.\n\nSecond paragraph.')" \
+	"a patch's note is read back without its indent, up to the diffstat"
+t_is "$(patch_notes "$TOP/patches/0002-sched-fair-Start-tracking-SCHED_IDLE-tasks-count-in-.patch")" "" \
+	"a patch without a note has none"
+rm -f "$notes"
