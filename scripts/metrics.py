@@ -263,10 +263,17 @@ class Run:
                         res.setdefault(cls, []).append(mean(v_cls))
             sf = d / "sis.txt"
             if sf.exists():
+                one = {}
                 for line in sf.read_text().splitlines():
                     k, _, val = line.partition(" ")
                     if k in ("calls", "util_skip", "scanned", "found"):
+                        one[k] = int(val)
                         sis[k] = sis.get(k, 0) + int(val)
+                # Per boot too: the spread between boots of one kernel is
+                # the noise floor a difference between kernels must clear.
+                if one.get("calls"):
+                    self.put(stage, i, policy, w, "sis_util_skip_pct", 100 * one.get("util_skip", 0) / one["calls"])
+                    self.put(stage, i, policy, w, "sis_scanned_per_call", one.get("scanned", 0) / one["calls"])
         self.pooled(stage, policy, w, per_boot, pooled, steal, flagged, hb, sis, res, len(boots), rng)
 
     def pooled(self, stage, policy, w, per_boot, pooled, steal, flagged, hb, sis, res, nboots, rng):

@@ -307,7 +307,7 @@ class Report:
     def hackbench_table(self, pol):
         self.p(f"| workload | stage | runs | median (s) | per boot | A/A spread | vs {self.first} |",
                "|---|---|---|---|---|---|---|")
-        for w in ("hp", "ht", "hf"):
+        for w in ("hp", "ht", "hf", "hi"):
             if not self.m.has(pol, w):
                 continue
             ref = self.m.num(self.first, pol, w, "hackbench_median_s")
@@ -325,14 +325,16 @@ class Report:
                 c = self.m.get(s, pol, w, "sis_calls")
                 if c is None:
                     continue
-                rows.append(f"| {w} | {s} | {c} | {f(self.m.num(s, pol, w, 'sis_util_skip_pct'), 1)}% | "
-                            f"{f(self.m.num(s, pol, w, 'sis_scanned_per_call'))} | "
+                skip = " / ".join(f(self.m.num(s, pol, w, "sis_util_skip_pct", r), 1) for r in self.m.reps(s))
+                depth = " / ".join(f(self.m.num(s, pol, w, "sis_scanned_per_call", r)) for r in self.m.reps(s))
+                rows.append(f"| {w} | {s} | {c} | {f(self.m.num(s, pol, w, 'sis_util_skip_pct'), 1)}% | {skip} | "
+                            f"{f(self.m.num(s, pol, w, 'sis_scanned_per_call'))} | {depth} | "
                             f"{f(self.m.num(s, pol, w, 'sis_found_pct'), 1)}% |")
         if not rows:
             self.p("No stage of this run has the scan counters (LOCAL scan-stats patch).")
             return
-        self.p("| workload | stage | select_idle_cpu() calls | ended by SIS_UTIL | CPUs scanned per call | found a CPU |",
-               "|---|---|---|---|---|---|", *rows)
+        self.p("| workload | stage | select_idle_cpu() calls | ended by SIS_UTIL | per boot (%) | CPUs scanned per call | per boot | found a CPU |",
+               "|---|---|---|---|---|---|---|---|", *rows)
 
     def residency_table(self, pol):
         self.p("| stage | normal % | SCHED_IDLE % | idle % |", "|---|---|---|---|")
@@ -446,10 +448,11 @@ class Report:
                 self.p("### 005 Tests 1-3: one pinned CFS task, wu_lat mean (us)")
                 self.pinned_table(pol)
                 self.p("")
-            if any(m.has(pol, w) for w in ("hp", "ht", "hf")):
+            if any(m.has(pol, w) for w in ("hp", "ht", "hf", "hi")):
                 self.p("### hackbench (rt-tests), time per run, lower is better",
                        "hp: processes over pipes; ht: threads over pipes; both with no SCHED_IDLE task. "
-                       "hf: hp beside a SCHED_IDLE hog on every CPU, for the fork path. A change smaller "
+                       "hf: hp beside a SCHED_IDLE hog on every CPU, for the fork path. hi: hp with every "
+                       "task SCHED_IDLE, whose wakees must not scan more. A change smaller "
                        "than the A/A spread is noise.", "")
                 self.hackbench_table(pol)
                 self.p("")

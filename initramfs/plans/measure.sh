@@ -3,9 +3,9 @@
 # to this guest's CPU count, under each scan policy in turn. Each run
 # leaves a trace.dat (trace-cmd), the rt-app logs and the tid-to-policy
 # map the host's analyser needs under $RESULTS_DIR/POLICY/WORKLOAD/.
-# hp, ht and hf are hackbench (rt-tests) runs for the no-regression
-# check, all over pipes: between processes, between threads, and hp's
-# forks beside SCHED_IDLE hogs on every CPU. They leave hackbench.txt,
+# hp, ht, hf and hi are hackbench (rt-tests) runs for the no-regression
+# check, all over pipes: between processes, between threads, hp's forks
+# beside SCHED_IDLE hogs on every CPU, and hp with every task SCHED_IDLE. They leave hackbench.txt,
 # one time_s line per run, and no trace.
 # Nothing here judges latency: a subtest fails only when a workload did
 # not run as specified (rt-app or hackbench failed, a SCHED_IDLE thread had
@@ -133,11 +133,29 @@ check_classes()
 hackbench_args()
 {
 	case $1 in
-	hp | hf) echo "-P -p -g $HB_GROUPS -l $HB_LOOPS" ;;
+	hp | hf | hi) echo "-P -p -g $HB_GROUPS -l $HB_LOOPS" ;;
 	# Pipes for threads too: tinyconfig has no AF_UNIX sockets.
 	ht) echo "-T -p -g $HB_GROUPS -l $HB_LOOPS" ;;
 	*) return 1 ;;
 	esac
+}
+
+# hackbench with the arguments after $1, for workload $1. hi runs every
+# hackbench task SCHED_IDLE: they inherit the policy of the shell that
+# execs hackbench, which checks its own first (field 41 of
+# /proc/PID/stat; 5 is SCHED_IDLE).
+run_hackbench()
+{
+	if [ "$1" != hi ]; then
+		shift
+		hackbench "$@"
+		return
+	fi
+	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	chrt --idle 0 sh -c '[ "$(cut -d" " -f41 /proc/$$/stat)" = 5 ] ||
+		{ echo "hackbench is not SCHED_IDLE"; exit 1; }
+		exec hackbench "$@"' sh "$@"
 }
 
 # Run hackbench workload $2 under scan policy $1 into $3.
@@ -159,7 +177,7 @@ measure_hackbench()
 	mark begin "$1:$2"
 	for _i in $(seq "$HB_RUNS"); do
 		# shellcheck disable=SC2086 # one word per option
-		if ! hackbench $_args >/tmp/hackbench.out 2>&1; then
+		if ! run_hackbench "$2" $_args >/tmp/hackbench.out 2>&1; then
 			echo "hackbench $_args failed: $(tail -n 1 /tmp/hackbench.out)"
 			return 1
 		fi
@@ -176,7 +194,11 @@ measure_hackbench()
 		echo "scan_policy=$1"
 		echo "hackbench=$_args"
 		echo "runs=$HB_RUNS"
-		if [ "$2" = hf ]; then echo "idle_tasks=$NCPU"; else echo "idle_tasks=0"; fi
+		case $2 in
+		hf) echo "idle_tasks=$NCPU" ;;
+		hi) echo "idle_tasks=all" ;;
+		*) echo "idle_tasks=0" ;;
+		esac
 		echo "cpus=$NCPU"
 		echo "features=$(cat "$FEATURES")"
 	} >"$_dir/workload.txt"
