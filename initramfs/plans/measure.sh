@@ -5,8 +5,8 @@
 # map the host's analyser needs under $RESULTS_DIR/POLICY/WORKLOAD/.
 # hp, ht, hf and hi are hackbench (rt-tests) runs for the no-regression
 # check, all over pipes: between processes, between threads, hp's forks
-# beside SCHED_IDLE hogs on every CPU, and hp with every task SCHED_IDLE. They leave hackbench.txt,
-# one time_s line per run, and no trace.
+# beside SCHED_IDLE hogs on every CPU, and hp with every task SCHED_IDLE.
+# They leave hackbench.txt, one time_s line per run, and no trace.
 # Nothing here judges latency: a subtest fails only when a workload did
 # not run as specified (rt-app or hackbench failed, a SCHED_IDLE thread had
 # another policy, no trace).
