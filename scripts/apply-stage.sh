@@ -121,25 +121,34 @@ else
 	push_to "$target"
 fi
 record_sums
-# Touch only the files whose content differs from the last move's: a file
-# every stage shares (include/linux/sched/topology.h, which one patch
-# changes and the next restores) would otherwise rebuild most of the
-# kernel at every stage. Without a record of the last move, touch all.
-# A file whose content is unchanged keeps an mtime at least as new as
-# when it last changed, so make still sees every real change.
+# Touch every file the series touches whose content or mtime differs from
+# what the last move left, and no other: a file that every stage shares
+# (include/linux/sched/topology.h, which one patch changes and the next
+# restores) would otherwise rebuild most of the kernel at every stage,
+# for each object directory. quilt 0.66 gives the files it pops and
+# pushes a new mtime, but a quilt that restores backups with their old
+# mtimes would leave a changed file older than objects built from other
+# content; an mtime that moved counts as a change for that reason.
+# Without a record of the last move, touch all.
 FILES=.pc/.sched-idle-files
-new=$(touched_files | while read -r f; do
-	if [ -e "$f" ]; then
-		echo "$(sha1sum <"$f" | cut -d' ' -f1) $f"
-	else
-		echo "absent $f"
-	fi
-done)
-echo "$new" | while read -r sum f; do
-	[ "$sum" != absent ] || continue
-	grep -qxF "$sum $f" "$FILES" 2>/dev/null || touch "$f"
+file_state()
+{
+	local f
+
+	touched_files | while read -r f; do
+		[ -n "$f" ] || continue
+		if [ -e "$f" ]; then
+			echo "$(sha1sum <"$f" | cut -d' ' -f1) $(stat -c %Y "$f") $f"
+		else
+			echo "absent - $f"
+		fi
+	done
+}
+file_state | while read -r line; do
+	[ "${line%% *}" != absent ] || continue
+	grep -qxF -- "$line" "$FILES" 2>/dev/null || touch "${line#* * }"
 done
 if [ -d .pc ]; then
-	echo "$new" >"$FILES"
+	file_state >"$FILES"
 fi
 info "tree: $KDIR at stage $stage${target:+ ($target)}"

@@ -319,7 +319,8 @@ send_tree()
 
 # The note of a patch file: the lines under "Notes:" that git format-patch
 # --notes writes between "---" and the diffstat, each indented by four
-# spaces; empty when there is none.
+# spaces, with the blank line before the diffstat (callers take it in
+# "$(...)", which drops it); empty when there is none.
 patch_notes()
 {
 	awk '
@@ -329,7 +330,7 @@ patch_notes()
 		!on { next }
 		/^    / { sub(/^    /, ""); print; next }
 		/^$/ { print; next }
-		{ exit }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+		{ exit }' "$1"
 }
 
 # "pristine" and then one stage per patch.

@@ -1,13 +1,13 @@
 #!/bin/bash
-# apply-stage.sh touches a file only when a move changed its content:
-# quilt gives popped files back their old mtimes, so a changed file must
-# be touched for make to rebuild it, and a file every stage shares (a
-# header one patch changes and a later one restores) must not be, or
-# every stage rebuilds what includes it. Runs on a fake tree with a
-# three-patch series.
+# apply-stage.sh touches a file of the series only when a move changed its
+# content or moved its mtime: a file every stage shares (a header one
+# patch changes and a later one restores) must not be touched, or every
+# stage rebuilds what includes it; a file whose mtime went back (a quilt
+# that restores old mtimes) must be, or make keeps objects built from
+# other content. Runs on a fake tree with a three-patch series.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 6
+t_plan 7
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -40,39 +40,33 @@ printf '0001-one.patch # stage: one\n0002-two.patch # stage: two\n0003-three.pat
 move()
 {
 	KDIR=$tree SERIES=$tmp/series PATCHES=$tmp/patches BUILD=$tmp/build \
-		"$TOP/scripts/apply-stage.sh" "$1" >"$tmp/out" 2>&1 || cat "$tmp/out"
+		"$TOP/scripts/apply-stage.sh" "$1" >"$tmp/out" 2>&1 || t_diag "$(cat "$tmp/out")"
 }
-# Every file an hour old, so that a touch shows.
-age()
+# The files whose mtime (to the nanosecond, so that a touch shows within
+# the same second) a move to stage $1 changed, by quilt or by a touch.
+moved()
 {
-	touch -d '1 hour ago' "$tree/include/shared.h" "$tree/kernel/code.c"
-}
-fresh()
-{
-	local f out=""
+	local f before after out=""
 
+	before=$(stat -c '%y %n' "$tree/include/shared.h" "$tree/kernel/code.c")
+	move "$1"
+	after=$(stat -c '%y %n' "$tree/include/shared.h" "$tree/kernel/code.c")
 	for f in include/shared.h kernel/code.c; do
-		[ "$(($(date +%s) - $(stat -c %Y "$tree/$f")))" -gt 600 ] || out="$out $f"
+		[ "$(grep " $tree/$f\$" <<<"$before")" = "$(grep " $tree/$f\$" <<<"$after")" ] || out="$out $f"
 	done
 	echo "${out:-none}"
 }
 
 move one
 t_is "$(cat "$tree/include/shared.h") $(cat "$tree/kernel/code.c")" "long shared; int code1;" "stage one applied"
-age
-move two
-t_is "$(fresh)" " kernel/code.c" "one -> two: only the file whose content changed is touched"
-age
-move three
-t_is "$(fresh)" " include/shared.h" "two -> three: the header put back is touched, the unchanged code.c is not"
-age
-move one
-t_is "$(fresh)" " include/shared.h kernel/code.c" "three -> one (popping): both changed files are touched"
-age
-move one
-t_is "$(fresh)" "none" "a move to the stage the tree is at touches nothing"
+t_is "$(moved two)" " kernel/code.c" "one -> two: only the file whose content changed is touched"
+t_is "$(moved three)" " include/shared.h" "two -> three: the header put back is touched, the unchanged code.c is not"
+t_is "$(moved one)" " include/shared.h kernel/code.c" "three -> one (popping): both changed files are touched"
+t_is "$(moved one)" "none" "a move to the stage the tree is at touches nothing"
+# A quilt that restores a popped file with its old mtime leaves it older
+# than objects built from other content: an mtime that went back counts.
+touch -d '1 hour ago' "$tree/include/shared.h"
+t_is "$(moved one)" " include/shared.h" "a file whose mtime went back, its content unchanged, is touched"
 # No record of the last move (a tree set up before it existed): all.
 rm -f "$tree/.pc/.sched-idle-files"
-age
-move two
-t_is "$(fresh)" " include/shared.h kernel/code.c" "without a record of the last move, every file the series touches is touched"
+t_is "$(moved one)" " include/shared.h kernel/code.c" "without a record of the last move, every file the series touches is touched"
