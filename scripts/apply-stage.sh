@@ -131,24 +131,26 @@ record_sums
 # content; an mtime that moved counts as a change for that reason.
 # Without a record of the last move, touch all.
 FILES=.pc/.sched-idle-files
+# "sum mtime path" of a file, or "absent - path".
 file_state()
 {
-	local f
-
-	touched_files | while read -r f; do
-		[ -n "$f" ] || continue
-		if [ -e "$f" ]; then
-			echo "$(sha1sum <"$f" | cut -d' ' -f1) $(stat -c %Y "$f") $f"
-		else
-			echo "absent - $f"
-		fi
-	done
+	if [ -e "$1" ]; then
+		echo "$(sha1sum <"$1" | cut -d' ' -f1) $(stat -c %Y "$1") $1"
+	else
+		echo "absent - $1"
+	fi
 }
-file_state | while read -r line; do
-	[ "${line%% *}" != absent ] || continue
-	grep -qxF -- "$line" "$FILES" 2>/dev/null || touch "${line#* * }"
-done
+# One pass: a file that is touched gets its new mtime in the record.
+record=$(touched_files | while read -r f; do
+	[ -n "$f" ] || continue
+	line=$(file_state "$f")
+	if [ "${line%% *}" != absent ] && ! grep -qxF -- "$line" "$FILES" 2>/dev/null; then
+		touch "$f"
+		line="${line%% *} $(stat -c %Y "$f") $f"
+	fi
+	echo "$line"
+done)
 if [ -d .pc ]; then
-	file_state >"$FILES"
+	echo "$record" >"$FILES"
 fi
 info "tree: $KDIR at stage $stage${target:+ ($target)}"

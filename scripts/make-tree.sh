@@ -37,13 +37,11 @@ git quiltimport --patches "$PATCHES" --series "$BUILD/series.plain" >/dev/null
 # changelog) was a git note when make refresh wrote it: format-patch
 # --notes puts it there under "Notes:", and quiltimport drops it. Back
 # into notes, so that the next refresh writes it out again.
-i=0
-for commit in $(git rev-list --reverse base..HEAD); do
-	patch=$(sed -n "$((i + 1))p" "$BUILD/series.plain")
-	note=$(patch_notes "$PATCHES/$patch")
-	[ -z "$note" ] || git notes add -m "$note" "$commit"
-	i=$((i + 1))
-done
+paste -d' ' <(git rev-list --reverse base..HEAD) "$BUILD/series.plain" |
+	while read -r commit patch; do
+		note=$(patch_notes "$PATCHES/$patch")
+		[ -z "$note" ] || git notes add -m "$note" "$commit"
+	done
 cd - >/dev/null
 mv "$tree.tmp" "$tree"
 info "tree: $tree, $(git -C "$tree" rev-list --count base..HEAD) commits on top of tag 'base'"

@@ -76,6 +76,13 @@ class Metrics:
     def reps(self, stage):
         return sorted(self.repeats.get(stage, ()))
 
+    def per_boot(self, stage, policy, w, metric, digits=None):
+        """One cell of a metric's per-boot values, "a / b / c": as
+        metrics.tsv wrote them, or rounded to DIGITS; "-" for a gap."""
+        if digits is None:
+            return " / ".join(self.get(stage, policy, w, metric, r) or "-" for r in self.reps(stage))
+        return " / ".join(f(self.num(stage, policy, w, metric, r), digits) for r in self.reps(stage))
+
     def has(self, policy, w):
         return w in self.workloads.get(policy, [])
 
@@ -256,7 +263,7 @@ class Report:
                "|---|---|---|---|---|---|")
         for s in self.stages:
             g = lambda k, r="all": self.m.get(s, pol, "t2", k, r)  # noqa: E731
-            each = " / ".join(g("stacked_pct", r) or "-" for r in self.m.reps(s))
+            each = self.m.per_boot(s, pol, "t2", "stacked_pct")
             self.p(f"| {s} | {g('placements')} | {g('stacked')} | **{f(self.m.num(s, pol, 't2', 'stacked_pct'))}** "
                    f"| {each} | {f(self.m.num(s, pol, 't2', 'stacked_ms'), 1)} |")
 
@@ -292,8 +299,8 @@ class Report:
         self.p("| stage | t2 stacked % per repeat | t2 wu_lat mean per repeat (us) | A/A spread of the mean |",
                "|---|---|---|---|")
         for s in self.stages:
-            st = " / ".join(self.m.get(s, pol, "t2", "stacked_pct", r) or "-" for r in self.m.reps(s))
-            mn = " / ".join(self.m.get(s, pol, "t2", "wu_lat_mean_us", r) or "-" for r in self.m.reps(s))
+            st = self.m.per_boot(s, pol, "t2", "stacked_pct")
+            mn = self.m.per_boot(s, pol, "t2", "wu_lat_mean_us")
             self.p(f"| {s} | {st} | {mn} | {f(self.m.num(s, pol, 't2', 'wu_lat_mean_aa_spread_pct'), 0)}% |")
 
     def pinned_table(self, pol):
@@ -313,7 +320,7 @@ class Report:
             ref = self.m.num(self.first, pol, w, "hackbench_median_s")
             for s in self.stages:
                 med = self.m.num(s, pol, w, "hackbench_median_s")
-                each = " / ".join(self.m.get(s, pol, w, "hackbench_median_s", r) or "-" for r in self.m.reps(s))
+                each = self.m.per_boot(s, pol, w, "hackbench_median_s")
                 vs = f"{100 * (med - ref) / ref:+.1f}%" if med is not None and ref else "-"
                 self.p(f"| {w} | {s} | {self.m.get(s, pol, w, 'hackbench_runs')} | {self.m.get(s, pol, w, 'hackbench_median_s')} "
                        f"| {each} | {f(self.m.num(s, pol, w, 'hackbench_aa_spread_pct'), 0)}% | {vs} |")
@@ -325,8 +332,8 @@ class Report:
                 c = self.m.get(s, pol, w, "sis_calls")
                 if c is None:
                     continue
-                skip = " / ".join(f(self.m.num(s, pol, w, "sis_util_skip_pct", r), 1) for r in self.m.reps(s))
-                depth = " / ".join(f(self.m.num(s, pol, w, "sis_scanned_per_call", r)) for r in self.m.reps(s))
+                skip = self.m.per_boot(s, pol, w, "sis_util_skip_pct", 1)
+                depth = self.m.per_boot(s, pol, w, "sis_scanned_per_call", 2)
                 rows.append(f"| {w} | {s} | {c} | {f(self.m.num(s, pol, w, 'sis_util_skip_pct'), 1)}% | {skip} | "
                             f"{f(self.m.num(s, pol, w, 'sis_scanned_per_call'))} | {depth} | "
                             f"{f(self.m.num(s, pol, w, 'sis_found_pct'), 1)}% |")
