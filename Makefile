@@ -16,8 +16,9 @@ help:
 	@echo "make shell       interactive guest on STAGE (default pristine)"
 	@echo "make tree        git tree of the series in build/tree"
 	@echo "make refresh     write build/tree's commits back into patches/"
-	@echo "make patches     format-patch the sendable series into build/outgoing (V=)"
-	@echo "make send-email  git send-email build/outgoing; needs TO= (DRY_RUN=1)"
+	@echo "make patches     format-patch the new work (6.12) into build/6.12/outgoing,"
+	@echo "                 or PART=repro the reproduction (V=)"
+	@echo "make send-email  git send-email those mails; needs TO= (DRY_RUN=1, PART=)"
 
 qemu-test:
 	@scripts/qemu-test.sh

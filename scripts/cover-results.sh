@@ -27,23 +27,26 @@ order()
 	printf '%s\n' "${dirs[@]}"
 }
 
-# What a stage is, in the numbering of the mails: the packaged tree, the
-# LOCAL baseline or aid, an upstream commit re-applied (not mailed), or
-# the tree after patch k/m.
+# What a stage is, in the numbering of PART's mails: the packaged tree,
+# a LOCAL baseline or aid, the tree after mail k/m, or a patch of the
+# other series: an upstream commit re-applied, or the new work.
 declare -A label
 label[pristine]=packaged
 locals=$(local_patches)
-unsent=$(unsent_patches)
-total=$(($(series_patches | wc -l) - $(unsent_patches | wc -l)))
+upstream=$(upstream_patches)
+mailed=$(mailed_patches)
+total=$(grep -c . <<<"$mailed" || true)
 k=0
 while read -r patch stage; do
 	if grep -qxF "$patch" <<<"$locals"; then
 		label[$stage]=LOCAL
-	elif grep -qxF "$patch" <<<"$unsent"; then
-		label[$stage]=upstream
-	else
+	elif grep -qxF "$patch" <<<"$mailed"; then
 		k=$((k + 1))
 		label[$stage]="$k/$total"
+	elif grep -qxF "$patch" <<<"$upstream"; then
+		label[$stage]=upstream
+	else
+		label[$stage]=new
 	fi
 done < <(series_patches)
 

@@ -1,41 +1,53 @@
 #!/bin/bash
-# make patches: write the sendable part of the series to build/outgoing/
-# with git format-patch, as [PATCH vN k/m] mails after a cover letter that
-# carries the measured results. Left out: the LOCAL patches and the
-# re-applied upstream commits (the reproduction part), which are merged
-# upstream already.
-# env: V (version, default 1), RUN (results run, default the newest
-#      complete run of the selftest plan),
-#      OUTGOING (default build/outgoing)
+# make patches: write one series of mails to build/outgoing*/ with git
+# format-patch, as [PATCH vN k/m] after a cover letter that carries the
+# measured results. Which series is PART's (scripts/variables):
+#   new:   the selftest and the SIS_UTIL fix, from the 6.12 series, on the
+#          packaged tree with the upstream commits before them as
+#          prerequisites (git's prerequisite-patch-id);
+#   repro: the upstream commits the series re-applies, on the packaged
+#          tree with the project's LOCAL revert of them.
+# LOCAL patches are never mailed; a LOCAL measuring aid among the mails is
+# left out by replaying the mails without it.
+# env: PART, V (version, default 1), RUN (results run, default the newest
+#      complete run of the selftest plan), OUTGOING (default
+#      build/outgoing, or build/outgoing-repro for PART=repro)
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+mail_tree "$@"
 check_settings
 
+part=$(setting PART)
 version=$(setting V)
 run=$(setting RUN)
 # RUN= names a run in results/ or gives its path.
 [ -z "$run" ] || [ -d "$run" ] || run=$RESULTS/$run
-out=${OUTGOING:-$BUILD/outgoing}
+out=$(outgoing_dir)
 tree=$(send_tree)
-cover=$PATCHES/cover-letter
-changes=$PATCHES/changes
+suffix=""
+[ "$part" = new ] || suffix=-$part
+cover=$PATCHES/cover-letter$suffix
+changes=$PATCHES/changes$suffix
 
-# The 6.12 series re-applies upstream work under its authors' names and
-# is not for mailing.
-[ "$TREE_VERSION" = "${TREES%% *}" ] ||
-	die "make patches formats the ${TREES%% *} series; the $TREE_VERSION series is not for mailing"
-[ -f "$cover" ] || die "no cover letter text at $cover"
-# The unsent patches, and those of them that open the series, read once.
-unsent=$(unsent_patches)
-lead=$(leading_unsent_patches)
-nunsent=$(grep -c . <<<"$unsent" || true)
-nlead=$(grep -c . <<<"$lead" || true)
-nall=$(series_patches | wc -l)
-[ "$nall" -gt "$nunsent" ] || die "the series has nothing to send: every patch is LOCAL or upstream's"
-# Only LOCAL measuring aids may sit among the sendable patches: the mails
-# would leave an upstream commit out from under the patches after it.
-late=$(upstream_patches | grep -vxF -f <(echo "$lead") | head -n1 || true)
-[ -z "$late" ] || die "$late re-applies an upstream commit after the first sendable patch; move it up in $SERIES"
+[ -f "$cover" ] || die "no cover letter text for PART=$part at $cover"
+mapfile -t names < <(series_patches | awk '{ print $1 }')
+mailed=$(mailed_patches)
+[ -n "$mailed" ] || die "the $TREE_VERSION series has no patch for PART=$part"
+locals=$(local_patches)
+# Series positions (0-based) of the first and the last mail.
+first="" last=""
+for i in "${!names[@]}"; do
+	grep -qxF "${names[$i]}" <<<"$mailed" || continue
+	[ -n "$first" ] || first=$i
+	last=$i
+done
+# Among the mails, only LOCAL measuring aids may be left out: the mails
+# would leave anything else out from under the patches after it.
+for i in $(seq "$first" "$last"); do
+	p=${names[$i]}
+	grep -qxF "$p" <<<"$mailed" || grep -qxF "$p" <<<"$locals" ||
+		die "$p lies among the PART=$part mails but is not one of them; move it in $SERIES"
+done
 
 # The changes since the previous version, from the "vN:" section.
 changelog()
@@ -65,27 +77,45 @@ newest_selftest_run()
 	done
 }
 [ -n "$run" ] || run=$(newest_selftest_run)
-[ -n "$run" ] || die "no complete selftest run in $RESULTS; run 'make qemu-test PLAN=selftest' or give RUN="
+[ -n "$run" ] || die "no complete selftest run in $RESULTS; run 'make qemu-test${TREE:+ TREE=$TREE} PLAN=selftest' or give RUN="
 results=$("$TOP/scripts/cover-results.sh" "$run")
 
 "$TOP/scripts/prepare-send-tree.sh"
-mapfile -t names < <(series_patches | awk '{ print $1 }')
 mapfile -t commits < <(git -C "$tree" rev-list --reverse base..HEAD)
-# The sendable patches start after the unsent ones that open the series,
-# or at the tree.
-if [ "$nlead" -gt 0 ]; then
-	base=${commits[$((nlead - 1))]}
-else
-	base=$(git -C "$tree" rev-parse base)
-fi
-# The cover letter says so.
-git -C "$tree" diff --quiet base "$base" -- kernel include ||
-	die "the mails' base, after $(tail -n1 <<<"$lead"), differs from the packaged tree in kernel/ or include/"
+[ "${#commits[@]}" = "${#names[@]}" ] ||
+	die "$tree has ${#commits[@]} commits for ${#names[@]} patches; remove it to rebuild it"
+# The commit after patch $1 (0-based), or the packaged tree for -1.
+after()
+{
+	if [ "$1" -lt 0 ]; then
+		git -C "$tree" rev-parse base
+	else
+		echo "${commits[$1]}"
+	fi
+}
 
-# Replay the sendable patches onto the base without the unsent ones among
-# them, in the branch "outgoing". One that needs an unsent patch fails here,
-# not on the list. The send tree's own branch is checked out again on any
-# exit, so that the next run finds the series where it left it.
+# bottom: the commit the first mail applies to. base: the commit the
+# cover letter names as base-commit. For new, that is the newest commit
+# before the mails whose kernel/ and include/ are the packaged tree's; the
+# upstream commits between it and the mails are their prerequisites.
+bottom=$(after $((first - 1)))
+base=$bottom
+prereqs=()
+if [ "$part" = new ]; then
+	i=$((first - 1))
+	while ! git -C "$tree" diff --quiet base "$(after "$i")" -- kernel include; do
+		grep -qxF "${names[$i]}" <<<"$(upstream_patches)" ||
+			die "${names[$i]}, before the mails, leaves kernel/ or include/ unlike the packaged tree and is not an upstream commit"
+		prereqs=("${commits[$i]}" "${prereqs[@]}")
+		i=$((i - 1))
+	done
+	base=$(after "$i")
+fi
+
+# Replay the mails onto bottom without the LOCAL aids among and after them,
+# in the branch "outgoing". One that needs a LOCAL aid fails here, not on
+# the list. The send tree's own branch is checked out again on any exit,
+# so that the next run finds the series where it left it.
 restore_branch()
 {
 	git -C "$tree" cherry-pick --abort >/dev/null 2>&1 || true
@@ -97,44 +127,61 @@ outgoing_branch()
 	local i commit
 
 	trap restore_branch EXIT
-	git -C "$tree" checkout -q -B outgoing "$base"
-	for i in $(seq "$nlead" $((nall - 1))); do
-		grep -qxF "${names[$i]}" <<<"$unsent" && continue
+	git -C "$tree" checkout -q -B outgoing "$bottom"
+	for i in $(seq "$first" "$last"); do
+		grep -qxF "${names[$i]}" <<<"$mailed" || continue
 		commit=${commits[$i]}
 		# The original's dates keep the ids reproducible.
 		GIT_COMMITTER_DATE=$(git -C "$tree" log -1 --format=%cD "$commit") \
 			git -C "$tree" cherry-pick "$commit" >/dev/null 2>&1 ||
-			die "${names[$i]} does not apply without the unsent patches before it"
+			die "${names[$i]} does not apply without the LOCAL patches before it"
 	done
 	restore_branch
 	trap - EXIT
 }
 branch=$(git -C "$tree" symbolic-ref --short HEAD)
 [ "$branch" != outgoing ] || die "$tree is left on branch outgoing; remove $tree to rebuild it"
-head=$branch
-if [ "$nunsent" -gt "$nlead" ]; then
+head=${commits[$last]}
+if [ "$(grep -c . <<<"$mailed")" -lt $((last - first + 1)) ]; then
 	outgoing_branch
 	head=outgoing
 fi
 
 rm -rf "$out.tmp"
 git -C "$tree" -c core.abbrev=12 format-patch -q --cover-letter --base="$base" \
-	-v"$version" -o "$out.tmp" "$base..$head"
+	-v"$version" -o "$out.tmp" "$bottom..$head"
 letter=$(ls "$out.tmp"/*0000-cover-letter.patch)
 
+kernelversion=$(make -s -C "$tree" kernelversion)
 blurb=$out.tmp/blurb
 {
 	tail -n +3 "$cover"
 	echo
 	echo "$results"
 	echo
-	echo "Base: Debian's linux-source-$TREE_VERSION (Linux $(make -s -C "$tree" kernelversion))."
-	echo "base-commit below is a commit of this project's tree, not an"
-	echo "upstream one. Its kernel/ and include/ are the packaged tree's byte"
-	echo "for byte: the project reverts the v5.4/v5.6 SCHED_IDLE work locally"
-	echo "and re-applies the upstream commits step by step to measure each, and"
-	echo "that ends where the packaged tree is. Merging this needs a rebase onto"
-	echo "tip/sched/core first."
+	if [ "$part" = new ]; then
+		echo "Base: Debian's linux-source-$TREE_VERSION (Linux $kernelversion)."
+		echo "base-commit below is a commit of this project's tree, not an"
+		echo "upstream one. Its kernel/ and include/ are the packaged tree's byte"
+		echo "for byte: the project reverts the v5.4/v5.6 SCHED_IDLE work locally"
+		echo "and re-applies the upstream commits step by step to measure each, and"
+		echo "that ends where the packaged tree is."
+		if [ ${#prereqs[@]} -gt 0 ]; then
+			echo "The prerequisite-patch-id lines are upstream commits the series"
+			echo "needs and the packaged tree lacks, re-applied as stable backports:"
+			for c in "${prereqs[@]}"; do
+				id=$(git -C "$tree" log -1 --format=%b "$c" |
+					sed -n 's/^\[ Upstream commit \([0-9a-f]\{12\}\)[0-9a-f]* \]$/\1/p')
+				echo "  $id (\"$(git -C "$tree" log -1 --format=%s "$c")\")"
+			done
+		fi
+	else
+		echo "Base: Debian's linux-source-$TREE_VERSION (Linux $kernelversion) with"
+		echo "this project's LOCAL revert of the commits these mails re-apply,"
+		echo "so that each is built and measured on its own. base-commit below is"
+		echo "that commit of the project's tree. The commits are upstream already:"
+		echo "these mails are for review of the reproduction, not for merging."
+	fi
 	if [ "$version" -gt 1 ]; then
 		echo
 		echo "Changes in v$version:"
@@ -160,4 +207,4 @@ rm "$blurb"
 
 rm -rf "$out"
 mv "$out.tmp" "$out"
-info "patches: $(find "$out" -name '*.patch' | wc -l) mails for v$version in $out (base $(git -C "$tree" rev-parse --short=12 "$base"))"
+info "patches: $(find "$out" -name '*.patch' | wc -l) mails of PART=$part v$version from the $TREE_VERSION series in $out (base $(git -C "$tree" rev-parse --short=12 "$base"))"

@@ -7,6 +7,9 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # linux-source-VERSION. The first is the default: it is the one Debian's
 # linux-source package installs.
 TREES="6.1 6.12"
+# The tree the new work (the selftest and the SIS_UTIL fix) is mailed
+# from: make patches PART=new takes no other.
+NEW_WORK_TREE=6.12
 
 # "major.minor" of the kernel tree in $1, from its Makefile; empty if none.
 makefile_version()
@@ -137,6 +140,8 @@ check_value()
 		# The default tree is unpacked later, by prepare-tree.sh, which
 		# also checks a tree's full version.
 		[ "$v" = "$DEFAULT_KDIR" ] || [ -d "$v" ] || bad_value "$name" "$v" "no such directory" ;;
+	part)
+		case $v in new | repro) ;; *) bad_value "$name" "$v" "want new or repro" ;; esac ;;
 	run)
 		[ -d "$v" ] || [ -d "$RESULTS/$v" ] ||
 			bad_value "$name" "$v" "no results run there or in $RESULTS" ;;
@@ -307,6 +312,45 @@ leading_unsent_patches()
 		grep -qxF "$patch" <<<"$unsent" || break
 		echo "$patch"
 	done
+}
+
+# The patches make patches mails for PART, in series order. new: those
+# that are neither LOCAL nor an upstream re-application (the selftest and
+# the SIS_UTIL fix). repro: the upstream re-applications.
+mailed_patches()
+{
+	case $(setting PART) in
+	new) series_patches | awk '{ print $1 }' | grep -vxF -f <(unsent_patches; echo /) || true ;;
+	repro) upstream_patches ;;
+	esac
+}
+
+# make patches and make send-email: run the calling script ("$0" "$@")
+# for the tree PART is mailed from. PART=new is mailed from NEW_WORK_TREE
+# only: with no TREE and no KDIR named, the script runs again with
+# TREE=$NEW_WORK_TREE; a different tree named is an error. Called before
+# check_settings, whose RUN check depends on the tree.
+mail_tree()
+{
+	check_value PART "$(setting PART)" part
+	[ "$(setting PART)" = new ] || return 0
+	[ "$TREE_VERSION" != "$NEW_WORK_TREE" ] || return 0
+	if [ -z "${TREE:-}" ] && [ -z "$KDIR_VERSION" ]; then
+		# lib.sh set KDIR to this tree's default; the run again sets its own.
+		exec env -u KDIR TREE="$NEW_WORK_TREE" "$0" "$@"
+	fi
+	# A bad value of another variable is named first.
+	check_settings
+	die "PART=new: the new work is mailed from the $NEW_WORK_TREE series only, not from the $TREE_VERSION one; leave TREE unset or give TREE=$NEW_WORK_TREE (PART=repro mails the reproduction)"
+}
+
+# Where make patches writes PART's mails and make send-email reads them.
+outgoing_dir()
+{
+	local suffix=""
+
+	[ "$(setting PART)" = new ] || suffix=-$(setting PART)
+	echo "${OUTGOING:-$BUILD/outgoing$suffix}"
 }
 
 # The git tree make patches and make send-email work from: the packaged

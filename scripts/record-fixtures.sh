@@ -7,7 +7,10 @@
 #   boots: finished boots for the judge (tests/13-judge.t), as run-qemu.sh
 #     leaves them, without result.json: a smoke pass, a WARNING splat, and
 #     the selftest on pristine and on baseline, which fail as the matrix
-#     expects.
+#     expects. With TREE=6.12: the selftest on idle-wakee (the new work's
+#     base, where fast_path_sis_util fails) and on selftest-sis (the new
+#     work's last stage), for the cover letter of tests/40-send-email.t,
+#     in tests/fixtures/boots-6.12/.
 #   run: a short measurement run (two stages, two repeats, t1, t2 and hp
 #     under v5.4-scan) for the metrics table and the report
 #     (tests/62-metrics.t): what the boots left and the analyser's
@@ -19,7 +22,15 @@ set -eu -o pipefail
 out=$BUILD/fixtures
 "$TOP/scripts/build-initramfs.sh"
 
-for stage in pristine baseline consistent; do
+if [ "$TREE_VERSION" = "${TREES%% *}" ]; then
+	stages="pristine baseline consistent"
+	boots=$TOP/tests/fixtures/boots
+else
+	[ "$1" = boots ] || die "record-fixtures.sh: TREE=$TREE_VERSION records boots only"
+	stages="idle-wakee selftest-sis"
+	boots=$TOP/tests/fixtures/boots-$TREE_VERSION
+fi
+for stage in $stages; do
 	kernel_is_current "$stage" smp || die "stage $stage has no current kernel; run make qemu-test"
 done
 
@@ -32,7 +43,7 @@ kernel()
 # the exit code the tests are written for.
 record()
 {
-	local dest=$TOP/tests/fixtures/boots/$1 rc=0
+	local dest=$boots/$1 rc=0
 
 	"$TOP/scripts/run-qemu.sh" "$2" "$(kernel "$2")" "$3" "$out/$1" || rc=$?
 	[ "$rc" = "$4" ] || die "recording $1: the boot exited $rc, not $4; nothing recorded"
@@ -54,6 +65,12 @@ analyser)
 	cp "$out/analyser/provenance" "$TOP/tests/fixtures/provenance"
 	;;
 boots)
+	if [ "$TREE_VERSION" != "${TREES%% *}" ]; then
+		record selftest-idle-wakee idle-wakee selftest 1
+		record selftest-selftest-sis selftest-sis selftest 0
+		info "fixtures: $boots ($(du -sh "$boots" | cut -f1))"
+		exit 0
+	fi
 	record smoke pristine smoke 0
 	record warn pristine warn 2
 	record selftest-pristine pristine selftest 1
