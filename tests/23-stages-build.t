@@ -7,20 +7,39 @@
 # compiles kernel/sched/ alone with CONFIG_SMP=n (lint-stage.sh nosmp):
 # that finds what breaks the compile there, but not a link error, such as
 # a call into a function only SMP kernels define; no stage links a
-# CONFIG_SMP=n kernel any more. A stage whose patch reaches further
-# builds the whole CONFIG_SMP=n kernel. Last, build-kernel.sh reuses a
+# CONFIG_SMP=n kernel any more. A stage whose patch leaves a file beyond
+# kernel/sched/ unlike the packaged one builds the whole CONFIG_SMP=n
+# kernel. Last, build-kernel.sh reuses a
 # generated .config until one of its inputs changes.
 . "$(dirname "$0")/lib.sh"
 stages=$(for s in $(stage_names); do ! stage_changes_kernel "$s" || echo "$s"; done)
 t_diag "kernel stages: $(echo "$stages" | paste -sd " "); tools-only stages: $(comm -13 <(echo "$stages" | sort) <(stage_names | sort) | paste -sd ' ')"
 
-# Whether STAGE's patch changes a file outside kernel/sched/ and tools/.
+# Whether STAGE's patch changes a file outside kernel/sched/ and tools/
+# and leaves it unlike the packaged tree's. The patches' git index lines
+# tell, with no tree: such a file is as packaged when the blob the last
+# patch up to STAGE leaves is the blob the first patch found. (6.12's
+# sis-util-v1 takes the fix's field out of include/linux/sched/topology.h
+# again: the rest of the kernel then compiles what pristine compiles.)
 reaches_further()
 {
-	local patch
+	local patch f blobs
 
 	patch=$(stage_patch "$1")
-	[ -n "$patch" ] && patch_files "$patch" | grep -qv -e '^kernel/sched/' -e '^tools/'
+	[ -n "$patch" ] || return 1
+	for f in $(patch_files "$patch" | grep -v -e '^kernel/sched/' -e '^tools/' | sort -u); do
+		blobs=$(series_patches | awk -v stop="$1" '{ print $1 } $2 == stop { exit }' |
+			while read -r p; do
+				awk -v f="$f" '
+					$0 == "diff --git a/" f " b/" f { on = 1; next }
+					on && /^index / { split($2, b, /\.\./); print b[1], b[2]; exit }
+					/^diff --git / { on = 0 }' "$PATCHES/$p"
+			done)
+		[ -n "$blobs" ] || return 0
+		[ "$(head -n1 <<<"$blobs" | cut -d' ' -f1)" = "$(tail -n1 <<<"$blobs" | cut -d' ' -f2)" ] ||
+			return 0
+	done
+	return 1
 }
 
 further=$(for s in $stages; do ! reaches_further "$s" || echo "$s"; done)
