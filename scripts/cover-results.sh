@@ -51,6 +51,12 @@ while read -r patch stage; do
 done < <(series_patches)
 
 first=${dirs[0]}
+# A run of the other tree would label its stages with this series' mails.
+# Boots recorded before provenance named the tree are all the default's.
+run_tree=$(prov "$first" tree)
+run_tree=${run_tree:-${TREES%% *}}
+[ "$run_tree" = "$TREE_VERSION" ] ||
+	die "results run $run is of the $run_tree tree, not of $TREE_VERSION"
 echo "Measured in QEMU ($(prov "$first" qemu | sed 's/ (Debian.*//'), accelerator"
 echo "$(prov "$first" accel), -smp $(prov "$first" smp), results run"
 echo "$(basename "$run"), series $(prov "$first" series_hash). Guest times under"

@@ -102,9 +102,10 @@ bottom=$(after $((first - 1)))
 base=$bottom
 prereqs=()
 if [ "$part" = new ]; then
+	upstream=$(upstream_patches)
 	i=$((first - 1))
 	while ! git -C "$tree" diff --quiet base "$(after "$i")" -- kernel include; do
-		grep -qxF "${names[$i]}" <<<"$(upstream_patches)" ||
+		grep -qxF "${names[$i]}" <<<"$upstream" ||
 			die "${names[$i]}, before the mails, leaves kernel/ or include/ unlike the packaged tree and is not an upstream commit"
 		prereqs=("${commits[$i]}" "${prereqs[@]}")
 		i=$((i - 1))
@@ -167,8 +168,9 @@ blurb=$out.tmp/blurb
 		echo "and re-applies the upstream commits step by step to measure each, and"
 		echo "that ends where the packaged tree is."
 		if [ ${#prereqs[@]} -gt 0 ]; then
-			echo "The prerequisite-patch-id lines are upstream commits the series"
-			echo "needs and the packaged tree lacks, re-applied as stable backports:"
+			echo "The series needs upstream work the packaged tree lacks. The"
+			echo "prerequisite-patch-id lines are the patch ids of this project's"
+			echo "backport of it, which differs from the upstream patch in context:"
 			for c in "${prereqs[@]}"; do
 				id=$(git -C "$tree" log -1 --format=%b "$c" |
 					sed -n 's/^\[ Upstream commit \([0-9a-f]\{12\}\)[0-9a-f]* \]$/\1/p')
@@ -177,8 +179,8 @@ blurb=$out.tmp/blurb
 		fi
 	else
 		echo "Base: Debian's linux-source-$TREE_VERSION (Linux $kernelversion) with"
-		echo "this project's LOCAL revert of the commits these mails re-apply,"
-		echo "so that each is built and measured on its own. base-commit below is"
+		echo "this project's LOCAL revert of the v5.4/v5.6 SCHED_IDLE work, so that"
+		echo "each commit is built and measured on its own. base-commit below is"
 		echo "that commit of the project's tree. The commits are upstream already:"
 		echo "these mails are for review of the reproduction, not for merging."
 	fi

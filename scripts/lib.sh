@@ -25,6 +25,8 @@ makefile_version()
 # kernels. 6.1 keeps the top-level names it has always had.
 # The user's KDIR's version, read once: empty without KDIR or a Makefile.
 KDIR_VERSION=$([ -z "${KDIR:-}" ] || makefile_version "$KDIR" || true)
+# The user's KDIR, before the default tree's takes its place below.
+USER_KDIR=${KDIR:-}
 if [ -n "${TREE:-}" ]; then
 	TREE_VERSION=$TREE
 elif [ -n "$KDIR_VERSION" ]; then
@@ -335,13 +337,13 @@ mail_tree()
 	check_value PART "$(setting PART)" part
 	[ "$(setting PART)" = new ] || return 0
 	[ "$TREE_VERSION" != "$NEW_WORK_TREE" ] || return 0
-	if [ -z "${TREE:-}" ] && [ -z "$KDIR_VERSION" ]; then
+	if [ -z "${TREE:-}" ] && [ -z "$USER_KDIR" ]; then
 		# lib.sh set KDIR to this tree's default; the run again sets its own.
-		exec env -u KDIR TREE="$NEW_WORK_TREE" "$0" "$@"
+		exec env -u KDIR TREE="$NEW_WORK_TREE" "$TOP/scripts/${0##*/}" "$@"
 	fi
 	# A bad value of another variable is named first.
 	check_settings
-	die "PART=new: the new work is mailed from the $NEW_WORK_TREE series only, not from the $TREE_VERSION one; leave TREE unset or give TREE=$NEW_WORK_TREE (PART=repro mails the reproduction)"
+	die "PART=new: the new work is mailed from the $NEW_WORK_TREE series only, not from the $TREE_VERSION one (${TREE:+TREE=$TREE}${TREE:-KDIR=$KDIR}); give TREE=$NEW_WORK_TREE or no tree (PART=repro mails the reproduction)"
 }
 
 # Where make patches writes PART's mails and make send-email reads them.

@@ -12,7 +12,7 @@
 #   their authors' names, to TO and CC and to nobody else; git am onto
 #   the LOCAL revert gives the packaged tree back.
 . "$(dirname "$0")/lib.sh"
-t_plan 34
+t_plan 35
 tmp=$(mktemp -d)
 server=""
 cleanup()
@@ -65,7 +65,7 @@ out=$(PART=both "$TOP/scripts/format-patches.sh" 2>&1)
 t_is "$?:$(echo "$out" | wc -l)" "2:1" "PART=both is refused with status 2 and one line"
 t_like "$out" "^error: PART=both: want new or repro" "naming the variable and what it takes"
 out=$(TREE=6.1 PART=new "$TOP/scripts/format-patches.sh" 2>&1)
-t_like "$out" "^error: PART=new: the new work is mailed from the $new_tree series only" \
+t_like "$?: $out" "^1: error: PART=new: the new work is mailed from the $new_tree series only" \
 	"TREE=6.1 PART=new is refused: 6.1 keeps the fix's first version"
 
 # A real SMTP server on a free loopback port, storing into a Maildir.
@@ -285,6 +285,8 @@ git clone -q --shared --no-checkout "$send61" "$tmp/am-repro" &&
 	git -C "$tmp/am-repro" checkout -q "${commits[0]}" &&
 	git -C "$tmp/am-repro" config user.name "sched-idle test" &&
 	git -C "$tmp/am-repro" config user.email "test@example.invalid"
+t_is "$(sed -n 's/^base-commit: //p' "$tmp"/repro/v1-0000-cover-letter.patch 2>/dev/null)" "${commits[0]}" \
+	"repro: base-commit is the LOCAL revert"
 out=$(git -C "$tmp/am-repro" am "$tmp/repro.mbox" 2>&1)
 t_ok $? "repro: git am applies the received mails to the LOCAL revert"
 git -C "$tmp/am-repro" diff --quiet base HEAD -- kernel include tools 2>/dev/null

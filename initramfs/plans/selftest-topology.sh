@@ -78,6 +78,7 @@ two_llcs()
 	case $_llc in
 	"") echo "the kernel lists no cache"; return 4 ;;
 	"0-$_last") echo "one LLC (CPUs $_llc): boot with two sockets"; return 4 ;;
+	0) _first=1 ;;
 	*,*) echo "CPU0's LLC is CPUs $_llc, not 0-M"; return 1 ;;
 	0-*) _first=$((${_llc#0-} + 1)) ;;
 	*) echo "CPU0's LLC is CPUs $_llc, not 0-M"; return 1 ;;
