@@ -24,10 +24,8 @@ run=$(setting RUN)
 [ -z "$run" ] || [ -d "$run" ] || run=$RESULTS/$run
 out=$(outgoing_dir)
 tree=$(send_tree)
-suffix=""
-[ "$part" = new ] || suffix=-$part
-cover=$PATCHES/cover-letter$suffix
-changes=$PATCHES/changes$suffix
+cover=$PATCHES/cover-letter$(part_suffix)
+changes=$PATCHES/changes$(part_suffix)
 
 [ -f "$cover" ] || die "no cover letter text for PART=$part at $cover"
 mapfile -t names < <(series_patches | awk '{ print $1 }')

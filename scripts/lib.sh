@@ -346,13 +346,17 @@ mail_tree()
 	die "PART=new: the new work is mailed from the $NEW_WORK_TREE series only, not from the $TREE_VERSION one (${TREE:+TREE=$TREE}${TREE:-KDIR=$KDIR}); give TREE=$NEW_WORK_TREE or no tree (PART=repro mails the reproduction)"
 }
 
+# What PART's own files add to their names: nothing for new, "-repro"
+# for repro (outgoing-repro, cover-letter-repro, changes-repro).
+part_suffix()
+{
+	[ "$(setting PART)" = new ] || echo "-$(setting PART)"
+}
+
 # Where make patches writes PART's mails and make send-email reads them.
 outgoing_dir()
 {
-	local suffix=""
-
-	[ "$(setting PART)" = new ] || suffix=-$(setting PART)
-	echo "${OUTGOING:-$BUILD/outgoing$suffix}"
+	echo "${OUTGOING:-$BUILD/outgoing$(part_suffix)}"
 }
 
 # The git tree make patches and make send-email work from: the packaged
