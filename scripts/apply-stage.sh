@@ -98,6 +98,18 @@ if [ -d .pc ]; then
 	echo "$PATCHES" >.pc/.quilt_patches
 	echo "$SERIES" >.pc/.quilt_series
 fi
+# A series edited below the applied top (a patch inserted, renamed or
+# removed) makes quilt refuse everything: "The series file no longer
+# matches the applied patches". Pop them all with the backups in .pc,
+# against a series that lists what was applied, and push from there.
+if [ -f .pc/applied-patches ] &&
+	grep -q 'no longer matches' <<<"$(quilt applied 2>&1 || true)"; then
+	info "tree: the series changed below the applied patches; popping them all"
+	echo "$PWD/.pc/applied-patches" >.pc/.quilt_series
+	quilt pop -a -f -q >/dev/null || die "quilt pop -a of the old series failed in $KDIR"
+	echo "$SERIES" >.pc/.quilt_series
+	rm -f "$SUMS"
+fi
 changed=$(first_changed)
 if [ -n "$changed" ]; then
 	info "tree: $changed changed since it was applied; popping it and the patches above it"
