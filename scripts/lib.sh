@@ -129,7 +129,7 @@ check_value()
 		grep -qxF -- "$v" < <(plan_names) ||
 			bad_value "$name" "$v" "no plan '$v'; plans: $known" ;;
 	workloads)
-		list_of "$name" "$v" "t1 t2 p1 p2 p3 hp ht hf hi" ;;
+		list_of "$name" "$v" "t1 t2 p1 p2 p3 n2 n3 hp ht hf hi" ;;
 	policies)
 		list_of "$name" "$v" "$(tree_policies)" ;;
 	tree)

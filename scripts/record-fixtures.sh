@@ -8,7 +8,7 @@
 #     leaves them, without result.json: a smoke pass, a WARNING splat, and
 #     the selftest on pristine and on baseline, which fail as the matrix
 #     expects. With TREE=6.12: the selftest on idle-wakee (the new work's
-#     base, where fast_path_sis_util fails) and on selftest-sis (the new
+#     base, where fast_path_sis_util fails) and on selftest-nested (the new
 #     work's last stage), for the cover letter of tests/40-send-email.t,
 #     in tests/fixtures/boots-6.12/.
 #   run: a short measurement run (two stages, two repeats, t1, t2 and hp
@@ -27,7 +27,7 @@ if [ "$TREE_VERSION" = "${TREES%% *}" ]; then
 	boots=$TOP/tests/fixtures/boots
 else
 	[ "$1" = boots ] || die "record-fixtures.sh: TREE=$TREE_VERSION records boots only"
-	stages="idle-wakee selftest-sis"
+	stages="idle-wakee selftest-nested"
 	boots=$TOP/tests/fixtures/boots-$TREE_VERSION
 fi
 for stage in $stages; do
@@ -67,7 +67,7 @@ analyser)
 boots)
 	if [ "$TREE_VERSION" != "${TREES%% *}" ]; then
 		record selftest-idle-wakee idle-wakee selftest 1
-		record selftest-selftest-sis selftest-sis selftest 0
+		record selftest-selftest-nested selftest-nested selftest 0
 		info "fixtures: $boots ($(du -sh "$boots" | cut -f1))"
 		exit 0
 	fi

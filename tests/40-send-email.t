@@ -33,7 +33,7 @@ of_tree()
 # The cover letters' runs, in this file's own results folder: recorded
 # selftest boots (real boots, in tests/fixtures), judged now against each
 # tree's matrix. 6.1: the packaged tree and the baseline; 6.12: idle-wakee
-# (the new work's base) and selftest-sis (its last stage). No boot, and
+# (the new work's base) and selftest-nested (its last stage). No boot, and
 # nothing read from another test file's results. (tests/13 checks the 6.1
 # boots against the matrix; tests/30 feeds a run of its own to the cover
 # letter's table.)
@@ -56,7 +56,7 @@ fixture_run()
 }
 run61=$(fixture_run 6.1 "$TOP/tests/selftest-matrix" "$TOP/tests/fixtures/boots" pristine baseline)
 run612=$(fixture_run "$new_tree" "$TOP/tests/selftest-matrix-$new_tree" \
-	"$TOP/tests/fixtures/boots-$new_tree" idle-wakee selftest-sis)
+	"$TOP/tests/fixtures/boots-$new_tree" idle-wakee selftest-nested)
 
 out=$(cd "$TOP" && env -u TREE -u KDIR make -s send-email 2>&1)
 t_ok $(($? == 0)) "make send-email without TO refuses"
@@ -133,13 +133,23 @@ send()
 		"$@" "$TOP/scripts/send-email.sh" >"$tmp/send.log" 2>&1
 }
 
-# The recipients of every mail that are not exactly $1 (space-separated,
-# sorted), as "got: ..." lines.
+# The recipients of every mail of list $1 that are not exactly $2
+# (space-separated, sorted) plus whoever a Reported-by: of the mail's own
+# patch in folder $3 names, as "mail N got: ..." lines.
 recipients_other_than()
 {
-	cut -f6 "$1" | while read -r rcpts; do
+	local n rcpts got want p
+
+	cut -f1,6 "$1" | while read -r n rcpts; do
 		got=$(echo "$rcpts" | tr -s ', ' '\n' | grep . | sort -u | tr '\n' ' ')
-		[ "$got" = "$2" ] || echo "got: $got"
+		want=$2
+		for p in "${3:-/nonexistent}"/*-"$(printf %04d "$n")"-*.patch; do
+			[ -f "$p" ] || continue
+			want=$( { tr ' ' '\n' <<<"$2"
+				sed -n '/^---$/q; s/^Reported-by: .*<\(.*\)>$/\1/p' "$p"; } |
+				grep . | sort -u | tr '\n' ' ')
+		done
+		[ "$got" = "$want" ] || echo "mail $n got: $got"
 	done | sort -u
 }
 
@@ -165,8 +175,8 @@ mails >"$tmp/new.mails" 2>"$tmp/mails.err" || t_diag "$(cat "$tmp/mails.err")"
 mbox "$tmp/new.mbox"
 rm -rf "$tmp/maildir"/{new,cur}/*
 n=$(of_tree "$new_tree" new mailed_patches | wc -l)
-t_is "$(wc -l <"$tmp/new.mails")/$n" "4/3" \
-	"new: one mail per patch of the selftest and the fix, plus the cover letter"
+t_is "$(wc -l <"$tmp/new.mails")/$n" "6/5" \
+	"new: one mail per new patch (two selftests, two fixes), plus the cover letter"
 t_is "$(cut -f1 "$tmp/new.mails" | tr '\n' ' ')" "$(seq -s ' ' 0 "$n") " "numbered 0/$n to $n/$n"
 t_like "$(head -n1 "$tmp/new.mails" | cut -f2)" "^\[PATCH v1 0/$n\] " "the first is the cover letter"
 t_is "$(grep -c 'Upstream commit' "$tmp/new.mbox")" 0 "none of the re-applied upstream commits is mailed"
@@ -188,7 +198,8 @@ t_is "${missing:-none}" none \
 	"TO, CC, the scheduler and kselftest maintainers and both lists receive every mail"
 
 # And nobody else: TO, CC, what get_maintainer.pl names for the series,
-# and the patches' author from its Signed-off-by (here the placeholder).
+# the patches' author from its Signed-off-by (here the placeholder), and
+# on a patch with a Reported-by: its reporter, whom git send-email copies.
 # --no-fixes as in get-recipients.sh: the send tree, made from a tarball,
 # has no history in which to find a Fixes: tag's commit.
 send612=$(of_tree "$new_tree" new send_tree)
@@ -200,7 +211,7 @@ want=$( {
 	(cd "$send612" && ./scripts/get_maintainer.pl --no-rolestats --no-git \
 		--no-git-fallback --no-fixes "${patches[@]}")
 } | sed 's/.*<\(.*\)>.*/\1/' | sort -u | tr '\n' ' ')
-extra=$(recipients_other_than "$tmp/new.mails" "$want")
+extra=$(recipients_other_than "$tmp/new.mails" "$want" "$tmp/new")
 [ -s "$tmp/new.mails" ] || extra="no mails at all"
 t_is "${extra:-none}" none "every mail goes to exactly that set"
 

@@ -45,13 +45,13 @@ shape()
 {
 	case $1 in
 	t1) echo "$NCFS $ALL_CPUS 5333 7777 0 -" ;;
-	t2) echo "$NCFS $ALL_CPUS 5333 7777 $NIDLE $ALL_CPUS" ;;
-	p1 | p2 | p3)
+	t2 | n2) echo "$NCFS $ALL_CPUS 5333 7777 $NIDLE $ALL_CPUS" ;;
+	p1 | p2 | p3 | n3)
 		[ "$NCPU" -ge 2 ] || { echo "$1 needs 2 CPUs or more; this guest has $NCPU"; return 1; }
 		case $1 in
 		p1) echo "1 [1] 2333 7777 0 -" ;;
 		p2) echo "1 [1] 2333 7777 1 [$NEIGHBOUR]" ;;
-		p3) echo "1 [1] 2333 7777 $NCPU $ALL_CPUS" ;;
+		p3 | n3) echo "1 [1] 2333 7777 $NCPU $ALL_CPUS" ;;
 		esac ;;
 	*) return 1 ;;
 	esac
@@ -112,6 +112,28 @@ stop_hogs()
 	kill "$HOG_PID" 2>/dev/null
 	wait "$HOG_PID" 2>/dev/null
 	HOG_PID=
+	! [ -d "$NEST" ] || rmdir "$NEST/idle" "$NEST"
+}
+
+# n2 and n3 are t2 and p3 with the hogs, SCHED_IDLE still, in a cpu.idle=1
+# cgroup below a normal one, as in Abel Wu's kubepods case. The measured
+# tasks stay in the root cgroup, so on a hog's CPU they meet the normal
+# parent, which they do not preempt at once.
+NEST=/sys/fs/cgroup/nest
+nest_hogs()
+{
+	grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control ||
+		echo +cpu >/sys/fs/cgroup/cgroup.subtree_control ||
+		{ echo "no cpu controller in the root cgroup"; return 1; }
+	{ mkdir "$NEST" && echo +cpu >"$NEST/cgroup.subtree_control" &&
+		mkdir "$NEST/idle" && echo 1 >"$NEST/idle/cpu.idle"; } ||
+		{ echo "cannot make $NEST/idle with cpu.idle=1"; return 1; }
+	echo "$1" >"$NEST/idle/cgroup.procs" ||
+		{ echo "cannot move the hogs to $NEST/idle"; return 1; }
+	for _t in /proc/"$1"/task/*; do
+		grep -qx '0::/nest/idle' "$_t/cgroup" ||
+			{ echo "hog thread ${_t##*/} is not in /nest/idle"; return 1; }
+	done
 }
 
 # The map in $1 must hold $2 SCHED_OTHER "cfs" threads and $3 SCHED_IDLE
@@ -226,6 +248,7 @@ measure()
 	if [ "$8" -gt 0 ]; then
 		start_hogs "$8" "$9" || return 1
 		list_threads "$HOG_PID" >"$_dir/tasks.txt"
+		case $2 in n?) nest_hogs "$HOG_PID" || return 1 ;; esac
 	fi
 	render /workloads/periodic.json /tmp/cfs.json "$4" "$5" "$6" "$7" \
 		"$DURATION" "$2"
@@ -251,6 +274,7 @@ measure()
 		echo "scan_policy=$1"
 		printf 'cfs_tasks=%s\ncfs_cpus=%s\nrun_us=%s\nperiod_us=%s\n' "$4" "$5" "$6" "$7"
 		printf 'idle_tasks=%s\nidle_cpus=%s\n' "$8" "$9"
+		case $2 in n?) echo "idle_cgroup=/nest/idle (cpu.idle=1) below /nest (normal)" ;; esac
 		printf 'duration_s=%s\ncpus=%s\n' "$DURATION" "$NCPU"
 		echo "features=$(cat "$FEATURES")"
 	} >"$_dir/workload.txt"
