@@ -138,17 +138,15 @@ send()
 # patch in folder $3 names, as "mail N got: ..." lines.
 recipients_other_than()
 {
-	local n rcpts got want p
+	local n rcpts got want
 
 	cut -f1,6 "$1" | while read -r n rcpts; do
 		got=$(echo "$rcpts" | tr -s ', ' '\n' | grep . | sort -u | tr '\n' ' ')
 		want=$2
-		for p in "${3:-/nonexistent}"/*-"$(printf %04d "$n")"-*.patch; do
-			[ -f "$p" ] || continue
-			want=$( { tr ' ' '\n' <<<"$2"
-				sed -n '/^---$/q; s/^Reported-by: .*<\(.*\)>$/\1/p' "$p"; } |
-				grep . | sort -u | tr '\n' ' ')
-		done
+		[ -z "${3:-}" ] || want=$( { tr ' ' '\n' <<<"$2"
+			sed -n '/^---$/q; s/^Reported-by: .*<\(.*\)>$/\1/p' \
+				"$3"/*-"$(printf %04d "$n")"-*.patch; } |
+			grep . | sort -u | tr '\n' ' ')
 		[ "$got" = "$want" ] || echo "mail $n got: $got"
 	done | sort -u
 }
