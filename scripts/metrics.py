@@ -208,7 +208,7 @@ class Run:
 
     def window(self, stage, boots, policy, w, rng):
         per_boot = []  # wu_lat samples per boot
-        pooled = {"placements": 0, "stacked": 0, "stacked_us": 0.0}
+        pooled = {"placements": 0, "stacked": 0, "stacked_us": 0.0, "misplaced": 0, "misplaced_boots": 0}
         steal = [0, 0, 0]
         flagged = 0
         hb = []
@@ -256,6 +256,13 @@ class Run:
                 pooled["placements"] += p
                 pooled["stacked"] += s
                 pooled["stacked_us"] += us
+                # Analyses older than the at_once column have no misplaced=.
+                if "misplaced" in tr:
+                    mp = int(tr["misplaced"])
+                    self.put(stage, i, policy, w, "misplaced", mp)
+                    self.put(stage, i, policy, w, "misplaced_pct", 100 * mp / p if p else 0.0)
+                    pooled["misplaced"] += mp
+                    pooled["misplaced_boots"] += 1
                 for cls in ("normal", "sched_idle", "idle"):
                     v_cls = [float(x) for k, x in tr.items() if re.fullmatch(rf"cpu\d+_{cls}_pct", k)]
                     if v_cls:
@@ -303,6 +310,9 @@ class Run:
             put("stacked", pooled["stacked"])
             put("stacked_pct", 100 * pooled["stacked"] / p if p else 0.0)
             put("stacked_ms", pooled["stacked_us"] / 1000)
+            if pooled["misplaced_boots"] == nboots:
+                put("misplaced", pooled["misplaced"])
+                put("misplaced_pct", 100 * pooled["misplaced"] / p if p else 0.0)
             for cls, vals in res.items():
                 put(f"residency_{cls}_pct", mean(vals))
         if hb:

@@ -292,6 +292,21 @@ class Report:
                     cells.append(g(key) or "-")
             self.p(f"| {label} |" + "".join(f" {c} |" for c in cells))
 
+    def nested_table(self, pol):
+        """Each workload that matters to a nested cpu.idle group, with its
+        decision figures and wu_lat, per repeat: the flat t2 beside n2, and
+        p1/p3 beside n3."""
+        self.p("| workload | stage | stacked % per repeat | misplaced % per repeat "
+               "| wu_lat mean per repeat (us) | over 1 ms % per repeat |",
+               "|---|---|---|---|---|---|")
+        for w in ("t2", "n2", "p1", "p3", "n3"):
+            if not self.m.has(pol, w):
+                continue
+            for s in self.stages:
+                b = lambda k, d=1: self.m.per_boot(s, pol, w, k, d)  # noqa: E731
+                self.p(f"| {w} | {s} | {b('stacked_pct')} | {b('misplaced_pct')} "
+                       f"| {b('wu_lat_mean_us', 0)} | {b('wu_lat_over1000_pct')} |")
+
     def noise_table(self, pol):
         if len(self.m.reps(self.first)) < 2:
             self.p("One boot per stage (REPEAT=1): no A/A comparison in this run.")
@@ -435,8 +450,10 @@ class Report:
             self.p(f"## Scan policy: {pol}", "")
             if m.has(pol, "t2"):
                 self.p("### Avoidable stacking, t2 (decision metric)",
-                       "A normal task's wakeup placed on a CPU that already ran or queued another normal "
-                       "task while another CPU of the LLC had only SCHED_IDLE tasks.", "")
+                       "A normal task's wakeup placed on a CPU that already ran or queued work it cannot "
+                       "preempt at once while another CPU of the LLC had only work it can (SCHED_IDLE "
+                       "tasks that a woken normal task of the root cgroup preempts at once under the "
+                       "guest kernel's rule).", "")
                 self.stacking_table(pol)
                 self.p("", "### 001 Test 2: CFS tasks + SCHED_IDLE hogs, wu_lat (us)")
                 self.wulat_table(pol, "t2")
@@ -446,6 +463,15 @@ class Report:
                 self.residency_table(pol)
                 self.p("", "### Noise floor (A/A: each stage booted more than once)")
                 self.noise_table(pol)
+                self.p("")
+            if m.has(pol, "n2") or m.has(pol, "n3"):
+                self.p("### Nested cgroups: SCHED_IDLE hogs in /nest/idle (cpu.idle=1) below a normal /nest",
+                       "n2 and n3 are t2 and p3 with the hogs there. Misplaced: a normal task's wakeup "
+                       "placed on a CPU whose only work is SCHED_IDLE and includes a task it cannot "
+                       "preempt at once (on 6.12, since faa42d29419d, a SCHED_IDLE task below a normal "
+                       "cgroup); a count by policy calls that CPU sched-idle. Stacked uses the same "
+                       "rule: a CPU with such a task is not free.", "")
+                self.nested_table(pol)
                 self.p("")
             if m.has(pol, "t1"):
                 self.p("### 001 Test 1: CFS tasks only, wu_lat (us)")

@@ -8,10 +8,17 @@
  * sched_wakeup(_new) and sched_migrate_task into a model of each CPU's
  * runnable tasks, and prints key=value lines: wakeup latency per task
  * class, "avoidable stacking" (a normal task placed on a CPU that already
- * runs or queues another normal task while another CPU of the LLC has only
- * SCHED_IDLE tasks), and per-CPU residency by class. TASKS is the guest's
- * "tid policy comm" map; threads not in it count as normal. The guest runs
- * with one LLC (-smp sockets=1), so every CPU of the trace is one LLC.
+ * runs or queues work it cannot preempt at once while another CPU of the
+ * LLC has only work it can), "misplacement" (a normal task placed on a CPU
+ * whose SCHED_IDLE work it cannot preempt at once), and per-CPU residency
+ * by class. TASKS is the guest's "tid policy comm [at_once]" map; threads
+ * not in it count as normal. at_once is 1 when a woken normal task from
+ * another cgroup preempts the thread at once under the guest kernel's
+ * rule (the guest decides it from the thread's policy and cgroup) and 0
+ * when it does not, as for a SCHED_IDLE thread below a normal cgroup on
+ * 6.12; without it every SCHED_IDLE thread counts as preempted at once.
+ * The guest runs with one LLC (-smp sockets=1), so every CPU of the trace
+ * is one LLC.
  *
  * The rt-app logs and every figure of the report are read by
  * scripts/metrics.py; this tool only gives what needs the trace.
@@ -71,6 +78,7 @@ struct model {
 	struct wakeup_event wakeup, wakeup_new;
 	struct tep_format_field *mig_pid, *mig_orig, *mig_dest;
 	unsigned char *class;	/* indexed by tid */
+	unsigned char *slow;	/* SCHED_IDLE, but not preempted at once */
 	struct wakeup *wake;	/* indexed by tid */
 	struct cpu_state cpu[MAX_CPUS];
 	int nr_cpus;
@@ -78,7 +86,7 @@ struct model {
 	unsigned long long win_from, win_to;
 	FILE *timeline;
 	struct samples lat[NR_CLASSES];
-	long placements, stacked, stacked_idle_free, skipped_cold;
+	long placements, stacked, stacked_idle_free, skipped_cold, misplaced;
 	double stacked_us;
 	long events, out_of_order;
 };
@@ -188,15 +196,20 @@ static enum class class_of(struct model *m, int tid)
 static void read_tasks(struct model *m, const char *path)
 {
 	FILE *f = fopen(path, "r");
-	int tid, policy;
-	char comm[64];
+	int tid, policy, at_once, n;
+	char line[256], comm[64];
 
 	if (!f)
 		die("cannot open %s", path);
-	while (fscanf(f, "%d %d %63s", &tid, &policy, comm) == 3) {
-		if (valid_tid(tid))
-			m->class[tid] = policy == SCHED_IDLE ?
-					CLASS_IDLE_POLICY : CLASS_NORMAL;
+	while (fgets(line, sizeof(line), f)) {
+		at_once = 1;
+		n = sscanf(line, "%d %d %63s %d", &tid, &policy, comm, &at_once);
+		if (n < 3 || (n == 4 && at_once != 0 && at_once != 1))
+			die("%s: a line is not \"tid policy comm [at_once]\"", path);
+		if (!valid_tid(tid))
+			continue;
+		m->class[tid] = policy == SCHED_IDLE ? CLASS_IDLE_POLICY : CLASS_NORMAL;
+		m->slow[tid] = policy == SCHED_IDLE && !at_once;
 	}
 	fclose(f);
 }
@@ -292,21 +305,48 @@ static int runnable_on(struct model *m, int tid)
 	return -1;
 }
 
-/* Does the CPU run or queue a task other than tid that is not SCHED_IDLE? */
+/* Does a woken normal task preempt tid at once? */
+static int preempted_at_once(struct model *m, int tid)
+{
+	return class_of(m, tid) == CLASS_IDLE_POLICY && !m->slow[tid];
+}
+
+/*
+ * Does the CPU run or queue a task other than tid that a woken normal
+ * task would not preempt at once?
+ */
 static int busy_with_normal(struct model *m, struct cpu_state *c, int tid)
 {
 	int i;
 
 	for (i = 0; i < c->nr; i++)
-		if (c->rq[i] != tid && class_of(m, c->rq[i]) != CLASS_IDLE_POLICY)
+		if (c->rq[i] != tid && !preempted_at_once(m, c->rq[i]))
 			return 1;
 	return 0;
 }
 
-/* Runnable tasks, all of them SCHED_IDLE: what sched_idle_cpu() looks for. */
+/* Runnable tasks, all preempted at once: what a sched-idle CPU promises. */
 static int only_sched_idle(struct model *m, struct cpu_state *c)
 {
 	return c->nr > 0 && !busy_with_normal(m, c, -1);
+}
+
+/*
+ * Runnable tasks other than tid, all SCHED_IDLE, one of them not
+ * preempted at once: a CPU that a count by policy alone calls sched-idle.
+ */
+static int slow_sched_idle(struct model *m, struct cpu_state *c, int tid)
+{
+	int i, slow = 0;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->rq[i] == tid)
+			continue;
+		if (class_of(m, c->rq[i]) != CLASS_IDLE_POLICY)
+			return 0;
+		slow |= m->slow[c->rq[i]];
+	}
+	return slow;
 }
 
 static void place(struct model *m, unsigned long long ts, int tid, int target)
@@ -325,6 +365,7 @@ static void place(struct model *m, unsigned long long ts, int tid, int target)
 		return;
 	}
 	m->placements++;
+	m->misplaced += slow_sched_idle(m, t, tid);
 	if (!busy_with_normal(m, t, tid))
 		return;
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
@@ -471,6 +512,9 @@ static void print_trace_results(struct model *m)
 	       100.0 * m->stacked / m->placements : 0.0);
 	printf("stacked_us=%.1f\n", m->stacked_us);
 	printf("stacked_with_idle_cpu=%ld\n", m->stacked_idle_free);
+	printf("misplaced=%ld\n", m->misplaced);
+	printf("misplaced_pct=%.3f\n", m->placements ?
+	       100.0 * m->misplaced / m->placements : 0.0);
 	print_stats("lat_normal", &m->lat[CLASS_NORMAL]);
 	print_stats("lat_sched_idle", &m->lat[CLASS_IDLE_POLICY]);
 	print_residency(m);
@@ -520,7 +564,8 @@ static int cmd_trace(int argc, char **argv)
 		die("%s", "trace: give one trace.dat");
 	m.class = calloc(MAX_TIDS, sizeof(*m.class));
 	m.wake = calloc(MAX_TIDS, sizeof(*m.wake));
-	if (!m.class || !m.wake)
+	m.slow = calloc(MAX_TIDS, sizeof(*m.slow));
+	if (!m.class || !m.wake || !m.slow)
 		die("%s", "out of memory");
 	if (tasks)
 		read_tasks(&m, tasks);

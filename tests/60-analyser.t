@@ -4,7 +4,7 @@
 # The rt-app logs' statistics are scripts/metrics.py's (tests/62).
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 12
+t_plan 17
 
 fix=$TOP/tests/fixtures
 tool=$BUILD/tools/sched-idle-analyse
@@ -38,6 +38,36 @@ t_ok $? "spread: a task pinned to a free CPU is not stacked ($(val "$out" stacke
 
 out=$("$tool" trace "$fix/stack/trace.dat")
 t_is "$(val "$out" placements)" 0 "without the task map no wakeup is a workload's"
+
+# The map's at_once column on the same trace: whether a woken normal task
+# preempts a SCHED_IDLE thread at once (0 for one below a normal cgroup on
+# 6.12). The stack fixture's threads: 69 the normal spinner on the cfs
+# task's CPU, 71 the SCHED_IDLE spinner on CPU2, 117 the cfs task.
+map=$(mktemp)
+out=$("$tool" trace -t "$fix/stack/tasks.txt" "$fix/stack/trace.dat")
+t_is "$(val "$out" misplaced)" 0 "stack: a map without at_once misplaces nothing (the cfs task's CPU runs normal work)"
+printf '69 0 spinner 0\n71 5 spinner 0\n117 0 cfs 0\n' >"$map"
+out=$("$tool" trace -t "$map" "$fix/stack/trace.dat")
+t_is "$(val "$out" stacked) $(val "$out" misplaced)" "0 0" \
+	"stack: with CPU2's SCHED_IDLE spinner not preempted at once, no CPU is free and no wakeup is stacked"
+# Relabel the normal spinner as a SCHED_IDLE thread that is not preempted
+# at once: every wakeup then lands on a CPU a policy count calls
+# sched-idle, while CPU2 is free.
+printf '69 5 spinner 0\n71 5 spinner 1\n117 0 cfs 0\n' >"$map"
+out=$("$tool" trace -t "$map" "$fix/stack/trace.dat")
+p=$(val "$out" placements)
+mp=$(val "$out" misplaced)
+# A kthread passing through the cfs task's CPU makes one of them not
+# misplaced: allow 1%, as for spread.
+[ "$(val "$out" stacked)" = "$p" ] && at_least "$mp" "$(awk -v p="$p" 'BEGIN { print p * 0.99 }')"
+t_ok $? "stack, relabelled: every placement ($p) is stacked, and $mp of them misplaced (at least 99%)"
+printf '69 5 spinner 2\n' >"$map"
+err=$("$tool" trace -t "$map" "$fix/stack/trace.dat" 2>&1)
+t_is "$? $(echo "$err" | wc -l)" "1 1" "an at_once other than 0 or 1 is one error line and exit 1"
+printf '69 5\n' >"$map"
+err=$("$tool" trace -t "$map" "$fix/stack/trace.dat" 2>&1)
+t_is "$? $(echo "$err" | wc -l)" "1 1" "a map line without comm is one error line and exit 1"
+rm -f "$map"
 
 "$tool" trace -t "$fix/stack/tasks.txt" -T "$BUILD/timeline.test" -w 0.5,0.1 "$fix/stack/trace.dat" >/dev/null
 bad=$(awk '$2 < 0.5 || $3 > 0.6 + 1e-9 || $3 < $2 || $4 !~ /^(normal|sched_idle|idle)$/' "$BUILD/timeline.test" | head -n1)

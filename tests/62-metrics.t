@@ -7,7 +7,7 @@
 # as recorded and with the host's interference written into it.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 26
+t_plan 29
 
 fix=$TOP/tests/fixtures
 steal=$TOP/scripts/vcpu-steal.py
@@ -105,6 +105,11 @@ t_is "$got" " 5 300.000 430.116 1050.000 200.000 20.000 1" \
 	"metrics: N, mean, stddev (n-1), max, median of the woken, over 1000 us, overran"
 t_is "$(metric "$m" s all t1 stacked_pct) $(metric "$m" s 1 t1 residency_normal_pct)" "25.000 50.000" \
 	"metrics: stacking 2 of 8, residency the mean over CPUs"
+t_is "$(metric "$m" s all t1 misplaced_pct)" "" "metrics: an analysis without misplaced= gives no misplaced_pct"
+printf 'misplaced=6\n' >>"$mini/s/measure-r1/guest/v5.4-scan/t1/trace.txt"
+python3 "$TOP/scripts/metrics.py" "$mini" 2>/dev/null
+t_is "$(metric "$m" s all t1 misplaced_pct) $(metric "$m" s 1 t1 misplaced)" "75.000 6" \
+	"metrics: misplaced 6 of 8 placements, pooled and per boot"
 lo=$(metric "$m" s all t1 wu_lat_mean_lo95_us) hi=$(metric "$m" s all t1 wu_lat_mean_hi95_us)
 awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 300 && 300 <= h && l >= 0 && h <= 1050) }'
 t_ok $? "metrics: the bootstrap interval [$lo, $hi] holds the mean and stays in the data"
@@ -167,6 +172,21 @@ print(v(4.5, 5.0, 4, True, None), v(1.0, 3.9, 4, True, None), v(3.0, 5.0, 4, Tru
       v(None, None, 4, True, None), sep="|")')
 t_is "$got" "reproduced|not reproduced|inconclusive: the interval straddles the target|reproduced|not reproduced|not comparable (noisy)|no interval" \
 	"verdicts: reproduced, not reproduced, inconclusive, not comparable, no interval"
+
+# A run with a nested workload: n2 as a copy of t2 whose analysis also
+# counts misplaced wakeups (4 of each boot's placements).
+nest=$tmp/nested
+cp -r "$fix/run" "$nest"
+for d in "$nest"/*/measure-r*/guest/v5.4-scan; do
+	cp -r "$d/t2" "$d/n2"
+	printf 'misplaced=4\n' >>"$d/n2/trace.txt"
+done
+python3 "$TOP/scripts/metrics.py" "$nest" 2>/dev/null && python3 "$TOP/scripts/report.py" "$nest" 2>/dev/null
+want=$(for f in "$nest"/baseline/measure-r[12]/guest/v5.4-scan/n2/trace.txt; do
+	awk -F= '$1 == "placements" { printf "%.1f\n", 400 / $2 }' "$f"; done | paste -sd/ | sed 's|/| / |')
+t_like "$(sed -n '/^### Nested cgroups/,/^### /p' "$nest/report.md" | grep '^| n2 | baseline |')" \
+	"^\| n2 \| baseline \| [0-9. /]+ \| $want \| [0-9 /]+ \| [0-9. /]+ \|$" \
+	"report: the nested section has n2's misplaced % per repeat ($want)"
 
 # One boot a stage: no A/A spread, so no verdict on latency.
 one=$tmp/one

@@ -26,13 +26,42 @@ wait_threads()
 	done
 }
 
-# "tid policy comm" for every thread of process $1 but its main thread,
-# which only waits for the others.
+# 1 when a woken normal task of the root cgroup preempts thread $1 (a
+# /proc/PID/task/TID directory) at once, 0 when it does not. Their
+# entities meet at the root: a thread below a top-level cgroup with
+# cpu.idle=1 is preempted there. Since faa42d29419d (in 6.12, not in 6.1)
+# a SCHED_IDLE thread elsewhere is preempted only where its own entity is
+# idle, so below a normal cgroup it is not; on 6.1 its policy suffices.
+# The analyser's "stacked" and "misplaced" read this.
+at_once()
+{
+	_cg=$(sed -n 's/^0:://p' "$1/cgroup")
+	_top=${_cg#/}
+	_top=${_top%%/*}
+	# Without the cpu controller there, the thread is scheduled as the
+	# root's.
+	[ -e "/sys/fs/cgroup/$_top/cpu.idle" ] || _top=
+	if [ -n "$_top" ] && [ "$(cat "/sys/fs/cgroup/$_top/cpu.idle")" = 1 ]; then
+		echo 1
+	elif [ "$(thread_policy "$1")" != 5 ]; then
+		echo 0
+	elif [ -z "$_top" ]; then
+		echo 1
+	else
+		case $(uname -r) in
+		6.1.*) echo 1 ;;
+		*) echo 0 ;;
+		esac
+	fi
+}
+
+# "tid policy comm at_once" for every thread of process $1 but its main
+# thread, which only waits for the others.
 list_threads()
 {
 	for _t in /proc/"$1"/task/*; do
 		[ "${_t##*/}" != "$1" ] || continue
-		echo "${_t##*/} $(thread_policy "$_t") $(cat "$_t/comm")"
+		echo "${_t##*/} $(thread_policy "$_t") $(cat "$_t/comm") $(at_once "$_t")"
 	done
 }
 
