@@ -5,7 +5,7 @@
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
 t_plan 8
-t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis " \
+t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis root-idle selftest-nested " \
 	"stages of the series"
 empty=$(mktemp)
 printf '# nothing here\n' >"$empty"
@@ -15,7 +15,7 @@ out=$(stage_patch nosuchstage 2>&1)
 t_like "$out" "^error: unknown stage 'nosuchstage'" "unknown stage is refused with one line"
 t_like "$(head -n 20 "$SERIES")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the baseline patch is marked LOCAL in series"
 t_is "$(unset SERIES PATCHES; TREE=6.12 bash -c ". '$TOP/scripts/lib.sh'; stage_names" | tr '\n' ' ')" \
-	"pristine baseline tracking fallback consistent balance idle-wakee selftest scan-stats sis-util selftest-sis root-idle selftest-nested sis-util-v1 " "stages of the 6.12 series (series-6.12)"
+	"pristine baseline tracking fallback consistent balance idle-wakee selftest scan-stats sis-util selftest-sis root-idle selftest-nested sis-util-v1 abel-rfc " "stages of the 6.12 series (series-6.12)"
 t_like "$(head -n 20 "$TOP/series-6.12")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the 6.12 baseline patch is marked LOCAL"
 
 # A note as git format-patch --notes writes it: indented under "Notes:"

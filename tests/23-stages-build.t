@@ -20,7 +20,8 @@ t_diag "kernel stages: $(echo "$stages" | paste -sd " "); tools-only stages: $(c
 # tell, with no tree: such a file is as packaged when the blob the last
 # patch up to STAGE leaves is the blob the first patch found. (6.12's
 # sis-util-v1 takes the fix's field out of include/linux/sched/topology.h
-# again: the rest of the kernel then compiles what pristine compiles.)
+# again: the rest of the kernel then compiles what pristine compiles;
+# abel-rfc puts it back.)
 reaches_further()
 {
 	local patch f blobs

@@ -247,8 +247,10 @@ measure()
 	mkdir -p /tmp/rt-app /tmp/rt-app-hog "$_dir"
 	if [ "$8" -gt 0 ]; then
 		start_hogs "$8" "$9" || return 1
-		list_threads "$HOG_PID" >"$_dir/tasks.txt"
+		# Moved first: the map records whether each hog is preempted at
+		# once, which its cgroup decides.
 		case $2 in n?) nest_hogs "$HOG_PID" || return 1 ;; esac
+		list_threads "$HOG_PID" >"$_dir/tasks.txt"
 	fi
 	render /workloads/periodic.json /tmp/cfs.json "$4" "$5" "$6" "$7" \
 		"$DURATION" "$2"

@@ -1,12 +1,13 @@
 # shellcheck shell=sh
 # Stress plan for the debug kernels (make stress). For sched_idle.duration
 # seconds, rt-app periodic tasks run beside SCHED_IDLE hogs while loops
-# flip policies of running and sleeping tasks, toggle a cgroup's cpu.idle
-# and cpu.max, take CPUs off and on line, and fork in bursts: every path
-# that moves idle_h_nr_running, at once. The host reads the console for
-# splats (lockdep, WARN, BUG, RCU stalls, hung tasks); this plan checks
-# that every loop got its work done, that idle_h_nr_running drains to 0
-# once the SCHED_IDLE tasks are gone, and that the guest still answers.
+# flip policies of running and sleeping tasks, toggle cpu.idle and cpu.max
+# of a cgroup and of its child, which holds the tasks, take CPUs off and
+# on line, and fork in bursts: every path that moves idle_h_nr_running,
+# at once. The host reads the console for splats (lockdep, WARN, BUG,
+# RCU stalls, hung tasks); this plan checks that every loop got its work
+# done, that idle_h_nr_running drains to 0 once the SCHED_IDLE tasks are
+# gone, and that the guest still answers.
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 
@@ -15,6 +16,9 @@ need_arg duration "$DURATION"
 KASAN=$(cmdline_arg kasan)
 NCPU=$(nproc)
 CG=/sys/fs/cgroup/sched_idle_stress
+# The tasks' group, inside CG: a task counts as sched-idle by the entity it
+# has at each level, so both levels' cpu.idle and throttling move counts.
+INNER=$CG/inner
 OPS=/tmp/ops
 LOGDIR=/tmp/rt-app
 END=$(($(date +%s) + DURATION))
@@ -45,6 +49,8 @@ flip_policies()
 	echo "$_n" >"$OPS/policy_flips"
 }
 
+# Each level's cpu.idle is set and cleared while the other level is idle
+# or not, and each level is throttled in turn.
 toggle_cgroup()
 {
 	_n=0
@@ -56,8 +62,12 @@ toggle_cgroup()
 		# lock cycle through the console (seen once in 300 s on stage
 		# balance; the code is the packaged tree's, not the series').
 		echo "10000 100000" >"$CG/cpu.max" && _n=$((_n + 1))
+		echo 1 >"$INNER/cpu.idle" && _n=$((_n + 1))
 		echo 0 >"$CG/cpu.idle" && _n=$((_n + 1))
 		echo "max 100000" >"$CG/cpu.max" && _n=$((_n + 1))
+		echo "10000 100000" >"$INNER/cpu.max" && _n=$((_n + 1))
+		echo 0 >"$INNER/cpu.idle" && _n=$((_n + 1))
+		echo "max 100000" >"$INNER/cpu.max" && _n=$((_n + 1))
 	done
 	echo "$_n" >"$OPS/cgroup_toggles"
 }
@@ -223,6 +233,8 @@ ktap_check lockdep check_lockdep
 ktap_check kasan check_kasan
 mkdir -p "$CG"
 echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p "$INNER"
+echo +cpu >"$CG/cgroup.subtree_control"
 
 IDLE_HOGS=""
 _i=0
@@ -238,7 +250,7 @@ SLEEPER=$!
 FLIP_PIDS="$(start_hog other) $(start_hog idle) $SLEEPER"
 CG_PIDS="$(start_hog other) $(start_hog idle)"
 for _p in $CG_PIDS; do
-	echo "$_p" >"$CG/cgroup.procs"
+	echo "$_p" >"$INNER/cgroup.procs"
 done
 
 write_workload
@@ -269,6 +281,6 @@ ktap_check idle_h_nr_running_drained check_drained
 ktap_check lockdep_after check_lockdep
 ktap_check responsive check_responsive
 echo "# stress: duration=$DURATION policy_flips=$(ops_of policy_flips) cgroup_toggles=$(ops_of cgroup_toggles) hotplug_cycles=$(ops_of hotplug_cycles) forks=$(ops_of forks)"
-rmdir "$CG" 2>/dev/null
+rmdir "$INNER" "$CG" 2>/dev/null
 [ -z "$RESULTS_DIR" ] || cp -r "$OPS" "$LOGDIR" "$RESULTS_DIR/"
 ktap_end
