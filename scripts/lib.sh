@@ -540,25 +540,38 @@ oversubscribed()
 	echo $((vcpus > $2))
 }
 
-# /dev/kvm may exist and still not work (here QEMU aborts setting MSRs when
-# the first vCPU starts, which under host load can take seconds). Only a
-# guest that boots proves it: kernel $1, without an initramfs, panics for
-# want of a root file system and reboots, which -no-reboot turns into a
-# clean exit.
+# /dev/kvm may exist and still not work (here QEMU has aborted setting MSRs
+# when the first vCPU starts, which under host load can take seconds, and
+# has spun until the 60 s timeout). Only a guest that boots proves it:
+# kernel $1, without an initramfs, panics for want of a root file system
+# and reboots, which -no-reboot turns into a clean exit. The answer is a
+# property of the host, so it is kept for the host's uptime (its boot_id)
+# in ACCEL_CACHE: a hanging probe then costs its minute once, not before
+# every boot.
+ACCEL_CACHE=${TMPDIR:-/tmp}/sched-idle-accel.$(id -u)
 probe_accel()
 {
+	local boot_id accel=tcg,thread=multi
+
 	if [ -n "${ACCEL:-}" ]; then
 		echo "$ACCEL"
 		return
 	fi
-	if [ -w /dev/kvm ] && timeout 60 qemu-system-x86_64 -accel kvm -M q35 \
+	[ -w /dev/kvm ] || { echo "$accel"; return; }
+	boot_id=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null) || boot_id=unknown
+	if [ "$(sed -n 1p "$ACCEL_CACHE" 2>/dev/null)" = "$boot_id" ]; then
+		sed -n 2p "$ACCEL_CACHE"
+		return
+	fi
+	if timeout 60 qemu-system-x86_64 -accel kvm -M q35 \
 		-cpu max -m 256M -smp 1 -kernel "$1" -nodefaults \
 		-display none -no-reboot -nic none -serial none \
 		-append "panic=-1 console=ttyS0" >/dev/null 2>&1; then
-		echo kvm
-		return
+		accel=kvm
 	fi
-	echo tcg,thread=multi
+	printf '%s\n%s\n' "$boot_id" "$accel" >"$ACCEL_CACHE.$$" &&
+		mv "$ACCEL_CACHE.$$" "$ACCEL_CACHE"
+	echo "$accel"
 }
 
 # What DRY_RUN=1 prints above a command whose accelerator a real run
