@@ -43,7 +43,7 @@ at_once()
 	[ -e "/sys/fs/cgroup/$_top/cpu.idle" ] || _top=
 	if [ -n "$_top" ] && [ "$(cat "/sys/fs/cgroup/$_top/cpu.idle")" = 1 ]; then
 		echo 1
-	elif [ "$(thread_policy "$1")" != 5 ]; then
+	elif [ "$(thread_policy "$1")" != "$SCHED_IDLE" ]; then
 		echo 0
 	elif [ -z "$_top" ]; then
 		echo 1
