@@ -104,6 +104,12 @@ undo()
 	*) echo SIS_UTIL >"$FEATURES" ;;
 	esac
 	[ ! -d "$INSTANCE" ] || rmdir "$INSTANCE"
+	# The nested subtests make children in the test's cgroup, and a test
+	# stopped between their mkdir and its own clean-up leaves them: a
+	# cgroup goes only after its children.
+	for _c in "$CGROUP"/*/; do
+		[ ! -d "$_c" ] || rmdir "$_c"
+	done
 	[ ! -d "$CGROUP" ] || rmdir "$CGROUP"
 	case " $FIRST_CONTROL " in
 	*" cpu "*) ;;
