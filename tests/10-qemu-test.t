@@ -1,12 +1,18 @@
 #!/bin/bash
-# The main job without its measurement: every stage builds, boots and passes the smoke plan, the
+# The main job without its measurement, on the packaged tree and the
+# series' last stage: each builds, boots and passes the smoke plan, the
 # run is recorded with its provenance and becomes results/latest.
+# Every other stage is built and booted through the same qemu-test.sh by
+# tests/30, with the selftest: the stages differ only in the scheduler,
+# which the selftest exercises, while the smoke plan checks what they
+# share (the topology the host asked for, rt-app, chrt --idle). Booting
+# all of them twice cost about four minutes of make check.
 . "$(dirname "$0")/lib.sh"
-stages=$(stage_names)
-t_plan $((6 + $(echo "$stages" | wc -l)))
+stages="pristine $(stage_names | tail -n1)"
+t_plan $((6 + $(echo "$stages" | wc -w)))
 
 # The measurement has its own test (tests/61-measure.t).
-out=$(MEASURE=0 "$TOP/scripts/qemu-test.sh" 2>&1)
+out=$(MEASURE=0 STAGE="$stages" "$TOP/scripts/qemu-test.sh" 2>&1)
 rc=$?
 t_is "$rc" 0 "qemu-test exits 0"
 [ "$rc" = 0 ] || t_diag "$(echo "$out" | tail -n 20)"

@@ -10,7 +10,11 @@ matrix=$(t_tree_file selftest-matrix)
 read -r -a cols < <(grep -v '^#' "$matrix" | head -n1)
 mapfile -t rows < <(grep -v '^#' "$matrix" | tail -n +2)
 stages=("${cols[@]:1}")
-t_plan $((${#stages[@]} * (${#rows[@]} + 2) + 7))
+# The mutant's four tests boot once more, on 6.1 only: SELFTEST_MATRIX
+# takes the same path through qemu-test.sh whichever tree is built.
+nmutant=0
+[ "$TREE_VERSION" != 6.1 ] || nmutant=4
+t_plan $((${#stages[@]} * (${#rows[@]} + 2) + 3 + nmutant))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -55,6 +59,7 @@ t_is "${missing:-none}" none "make patches' table from this run has a row for ev
 
 # The mutant: the matrix claims fast_path passes on baseline. One boot,
 # of baseline only, through the same command.
+[ "$nmutant" != 0 ] || exit 0
 t_flip_matrix "$matrix" baseline fast_path pass >"$tmp/matrix"
 t_is "$(diff "$matrix" "$tmp/matrix" | grep -c '^>')" 1 "the mutant matrix differs in one row"
 rc=0
