@@ -216,9 +216,11 @@ check_settings()
 
 # Kernel command line for plans that trace (measure, fixtures): the sched
 # events on from boot, so that no tracepoint is patched in at run time
-# (initramfs/lib/workload.sh says why), with 4 MB of buffer per CPU.
+# (initramfs/lib/workload.sh says why), with 4 MB of buffer per CPU. The
+# hrtimer expiries tell the analyser whether a wakee's wait crossed a
+# scheduler tick (its wait classes).
 # shellcheck disable=SC2034 # used by the scripts that source this
-TRACE_CMDLINE="trace_event=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task trace_buf_size=4M"
+TRACE_CMDLINE="trace_event=sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,timer:hrtimer_expire_entry trace_buf_size=4M"
 
 export QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES QUILT_PC=.pc
 

@@ -59,6 +59,10 @@ SEED = 20191024
 STEAL_FLAG_PCT = 8.0
 QUANTILES = (5, 10, 25, 50, 75, 90, 95, 99)
 HEADER = "stage\trepeat\tpolicy\tworkload\tmetric\tvalue\n"
+# How a normal wakee's wait ended (scripts/sched-idle-analyse.c says how
+# each is told): at_once and tick when the trace has the tick's hrtimer,
+# else preempted for both.
+WAITS = ("idle", "at_once", "tick", "preempted", "blocked", "queued", "moved")
 
 
 class MetricsError(Exception):
@@ -208,7 +212,8 @@ class Run:
 
     def window(self, stage, boots, policy, w, rng):
         per_boot = []  # wu_lat samples per boot
-        pooled = {"placements": 0, "stacked": 0, "stacked_us": 0.0, "misplaced": 0, "misplaced_boots": 0}
+        pooled = {"placements": 0, "stacked": 0, "stacked_us": 0.0, "misplaced": 0, "misplaced_boots": 0,
+                  "wait_n": {}, "wait_us": {}, "wait_boots": 0, "wait_split": set()}
         steal = [0, 0, 0]
         flagged = 0
         hb = []
@@ -263,6 +268,17 @@ class Run:
                     self.put(stage, i, policy, w, "misplaced_pct", 100 * mp / p if p else 0.0)
                     pooled["misplaced"] += mp
                     pooled["misplaced_boots"] += 1
+                # Analyses older than the wait classes have no wait_split_tick=.
+                if "wait_split_tick" in tr:
+                    n = {c: int(tr[f"wait_{c}_n"]) for c in WAITS if f"wait_{c}_n" in tr}
+                    total = sum(n.values())
+                    for c, k in n.items():
+                        self.put(stage, i, policy, w, f"wait_{c}_pct", 100 * k / total if total else 0.0)
+                        self.put(stage, i, policy, w, f"wait_{c}_us", float(tr[f"wait_{c}_us"]))
+                        pooled["wait_n"][c] = pooled["wait_n"].get(c, 0) + k
+                        pooled["wait_us"][c] = pooled["wait_us"].get(c, 0.0) + k * float(tr[f"wait_{c}_us"])
+                    pooled["wait_boots"] += 1
+                    pooled["wait_split"].add(tr["wait_split_tick"])
                 for cls in ("normal", "sched_idle", "idle"):
                     v_cls = [float(x) for k, x in tr.items() if re.fullmatch(rf"cpu\d+_{cls}_pct", k)]
                     if v_cls:
@@ -313,6 +329,12 @@ class Run:
             if pooled["misplaced_boots"] == nboots:
                 put("misplaced", pooled["misplaced"])
                 put("misplaced_pct", 100 * pooled["misplaced"] / p if p else 0.0)
+            # Pooled only when every boot's trace split the waits alike.
+            if pooled["wait_boots"] == nboots and len(pooled["wait_split"]) == 1:
+                total = sum(pooled["wait_n"].values())
+                for c, k in pooled["wait_n"].items():
+                    put(f"wait_{c}_pct", 100 * k / total if total else 0.0)
+                    put(f"wait_{c}_us", pooled["wait_us"][c] / k if k else 0.0)
             for cls, vals in res.items():
                 put(f"residency_{cls}_pct", mean(vals))
         if hb:

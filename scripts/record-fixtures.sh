@@ -56,7 +56,7 @@ record()
 case $1 in
 analyser)
 	APPEND="$TRACE_CMDLINE" "$TOP/scripts/run-qemu.sh" pristine "$(kernel pristine)" fixtures "$out/analyser"
-	for s in stack spread; do
+	for s in stack spread preempt wait; do
 		dest=$TOP/tests/fixtures/$s
 		rm -rf "$dest"
 		mkdir -p "$dest"

@@ -46,6 +46,9 @@ NOT_WITH = {"baseline", "tracking", "sis-util"}
 P_WHAT = {"p1": "alone", "p2": "+1 SCHED_IDLE pinned next door", "p3": "+N unpinned SCHED_IDLE"}
 
 
+WAITS = ("idle", "at_once", "tick", "preempted", "blocked", "queued", "moved")
+
+
 class Metrics:
     def __init__(self, path):
         lines = path.read_text().splitlines()
@@ -307,6 +310,28 @@ class Report:
                 self.p(f"| {w} | {s} | {b('stacked_pct')} | {b('misplaced_pct')} "
                        f"| {b('wu_lat_mean_us', 0)} | {b('wu_lat_over1000_pct')} |")
 
+    def waits_table(self, pol):
+        """How the normal wakees' waits ended, all repeats pooled, per
+        workload and stage: the share of each class and its mean wait.
+        A run whose traces lack the tick's hrtimer has "preempted" for
+        "at once" and "tick"; a stage whose boots differ in that has no
+        pooled row."""
+        classes = [("idle", "idle CPU"), ("at_once", "preempted at once"), ("tick", "after a tick"),
+                   ("preempted", "preempted (tick not traced)"), ("blocked", "curr slept"),
+                   ("queued", "others ran first"), ("moved", "migrated")]
+        shown = [(c, label) for c, label in classes
+                 if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
+                        for s in self.stages for w in self.m.workloads.get(pol, []))]
+        self.p("| workload | stage |" + "".join(f" {label} % (mean us) |" for _, label in shown),
+               "|---|---|" + "---|" * len(shown))
+        for w in ("t2", "n2", "p1", "p3", "n3"):
+            if not self.m.has(pol, w):
+                continue
+            for s in self.stages:
+                cells = [f"{f(self.m.num(s, pol, w, f'wait_{c}_pct'), 1)} ({f(self.m.num(s, pol, w, f'wait_{c}_us'), 0)})"
+                         if self.m.get(s, pol, w, f"wait_{c}_pct") is not None else "-" for c, _ in shown]
+                self.p(f"| {w} | {s} |" + "".join(f" {c} |" for c in cells))
+
     def noise_table(self, pol):
         if len(self.m.reps(self.first)) < 2:
             self.p("One boot per stage (REPEAT=1): no A/A comparison in this run.")
@@ -472,6 +497,17 @@ class Report:
                        "cgroup); a count by policy calls that CPU sched-idle. Stacked uses the same "
                        "rule: a CPU with such a task is not free.", "")
                 self.nested_table(pol)
+                self.p("")
+            if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
+                   for s in self.stages for w in ("t2", "n2", "p1", "p3", "n3") for c in WAITS):
+                self.p("### How the normal tasks' waits ended, all repeats",
+                       "Per wakeup of a normal task onto a CPU a trace event had shown "
+                       "(scripts/sched-idle-analyse.c): the target CPU was idle; its task was "
+                       "preempted for the wakee with no scheduler tick on that CPU in between "
+                       "(at once), or after one (a tick: the wakeup did not preempt); its task "
+                       "slept; other tasks ran there first; or the wakee was migrated before it ran.",
+                       "")
+                self.waits_table(pol)
                 self.p("")
             if m.has(pol, "t1"):
                 self.p("### 001 Test 1: CFS tasks only, wu_lat (us)")

@@ -11,7 +11,8 @@
  * runs or queues work it cannot preempt at once while another CPU of the
  * LLC has only work it can), "misplacement" (a normal task placed on a CPU
  * whose SCHED_IDLE work it cannot preempt at once), and per-CPU residency
- * by class. TASKS is the guest's "tid policy comm [at_once]" map; threads
+ * by class, and how each normal wakee's wait ended (below). TASKS is the
+ * guest's "tid policy comm [at_once]" map; threads
  * not in it count as normal. at_once is 1 when a woken normal task from
  * another cgroup preempts the thread at once under the guest kernel's
  * rule (the guest decides it from the thread's policy and cgroup) and 0
@@ -19,6 +20,23 @@
  * 6.12; without it every SCHED_IDLE thread counts as preempted at once.
  * The guest runs with one LLC (-smp sockets=1), so every CPU of the trace
  * is one LLC.
+ *
+ * How a wait ended, per wakeup of a normal task whose target CPU a
+ * sched_switch has shown: "idle", the target ran nothing; "at_once", the
+ * task running there at the wakeup was preempted for the wakee, and the
+ * wakeup did it: its event, recorded on the target CPU, shows
+ * need_resched set (the kernel checks for preemption before it traces
+ * the wakeup), or no scheduler tick came on that CPU before the switch;
+ * "tick", the same, but the wakeup did not set need_resched and a tick
+ * came first (the tick's check, under EEVDF the end of a slice, did);
+ * "blocked", that task went to sleep and the wakee came next; "queued",
+ * another task ran there before the wakee; "moved", the wakee was
+ * migrated (load balance) before it ran. A tick is
+ * timer:hrtimer_expire_entry of the tick's hrtimer (tick_sched_timer,
+ * 6.12's tick_nohz_handler): the timer interrupt alone would not do, as
+ * the wakee's timer and the tick often expire in one interrupt, in either
+ * order. Without that event in the trace "at_once" and "tick" are one
+ * class, "preempted", and wait_split_tick=0 says so.
  *
  * The rt-app logs and every figure of the report are read by
  * scripts/metrics.py; this tool only gives what needs the trace.
@@ -55,14 +73,28 @@ struct cpu_state {
 	int nr;
 	int curr;
 	int seen;		/* a sched_switch showed what runs here */
+	unsigned long switches, ticks;
 	unsigned long long since;
 	unsigned long long residency[NR_CLASSES];
+};
+
+enum wait {
+	WAIT_IDLE, WAIT_AT_ONCE, WAIT_TICK, WAIT_PREEMPTED, WAIT_BLOCKED,
+	WAIT_QUEUED, WAIT_MOVED, NR_WAITS
+};
+
+static const char * const wait_name[NR_WAITS] = {
+	"idle", "at_once", "tick", "preempted", "blocked", "queued", "moved",
 };
 
 struct wakeup {
 	unsigned long long ts;
 	int pending;
 	int stacked;
+	int classify;		/* a placement whose wait is classified */
+	int target, curr, moved;
+	int resched;		/* traced on target with need_resched set */
+	unsigned long switches, ticks;	/* the target's, at the wakeup */
 };
 
 /* sched_wakeup and sched_wakeup_new share one format. */
@@ -73,10 +105,10 @@ struct wakeup_event {
 
 struct model {
 	struct tep_handle *tep;
-	int switch_id, migrate_id;
+	int switch_id, migrate_id, hrtimer_id;	/* hrtimer_id -1: no such event */
 	struct tep_format_field *prev_pid, *prev_state, *next_pid;
 	struct wakeup_event wakeup, wakeup_new;
-	struct tep_format_field *mig_pid, *mig_orig, *mig_dest;
+	struct tep_format_field *mig_pid, *mig_orig, *mig_dest, *hrtimer_fn;
 	unsigned char *class;	/* indexed by tid */
 	unsigned char *slow;	/* SCHED_IDLE, but not preempted at once */
 	struct wakeup *wake;	/* indexed by tid */
@@ -87,6 +119,8 @@ struct model {
 	FILE *timeline;
 	struct samples lat[NR_CLASSES];
 	long placements, stacked, stacked_idle_free, skipped_cold, misplaced;
+	long wait_n[NR_WAITS], ticks;
+	double wait_us[NR_WAITS];
 	double stacked_us;
 	long events, out_of_order;
 };
@@ -258,6 +292,10 @@ static void find_events(struct model *m)
 	m->mig_pid = event_field(ev, "pid");
 	m->mig_orig = event_field(ev, "orig_cpu");
 	m->mig_dest = event_field(ev, "dest_cpu");
+	ev = tep_find_event_by_name(m->tep, "timer", "hrtimer_expire_entry");
+	m->hrtimer_id = ev ? ev->id : -1;
+	if (ev)
+		m->hrtimer_fn = event_field(ev, "function");
 }
 
 static long long num(struct tep_format_field *f, struct tep_record *rec)
@@ -349,14 +387,17 @@ static int slow_sched_idle(struct model *m, struct cpu_state *c, int tid)
 	return slow;
 }
 
-static void place(struct model *m, unsigned long long ts, int tid, int target)
+static void place(struct model *m, unsigned long long ts, int tid, int target,
+		  int resched)
 {
 	struct cpu_state *t = &m->cpu[target];
+	struct wakeup *w = &m->wake[tid];
 	int cpu, idle_policy = 0, idle_free = 0;
 
-	m->wake[tid].ts = ts;
-	m->wake[tid].pending = 1;
-	m->wake[tid].stacked = 0;
+	w->ts = ts;
+	w->pending = 1;
+	w->stacked = 0;
+	w->classify = 0;
 	if (class_of(m, tid) != CLASS_NORMAL)
 		return;
 	/* Until a sched_switch shows what the target runs, it is unknown. */
@@ -365,6 +406,13 @@ static void place(struct model *m, unsigned long long ts, int tid, int target)
 		return;
 	}
 	m->placements++;
+	w->classify = 1;
+	w->target = target;
+	w->curr = t->curr;
+	w->moved = 0;
+	w->resched = resched;
+	w->switches = t->switches;
+	w->ticks = t->ticks;
 	m->misplaced += slow_sched_idle(m, t, tid);
 	if (!busy_with_normal(m, t, tid))
 		return;
@@ -382,16 +430,18 @@ static void place(struct model *m, unsigned long long ts, int tid, int target)
 }
 
 static void on_wakeup(struct model *m, const struct wakeup_event *w,
-		      struct tep_record *rec)
+		      struct tep_record *rec, int cpu)
 {
 	int tid = num(w->pid, rec), target = num(w->target_cpu, rec);
+	int resched = cpu == target &&
+		(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
 
 	if (!valid_tid(tid) || target < 0 || target >= m->nr_cpus)
 		return;
 	/* A wakeup of a task still runnable is no placement decision. */
 	if (runnable_on(m, tid) >= 0)
 		return;
-	place(m, rec->ts, tid, target);
+	place(m, rec->ts, tid, target, resched);
 	rq_add(&m->cpu[target], tid);
 }
 
@@ -419,12 +469,31 @@ static void account(struct model *m, int cpu, unsigned long long ts)
 	c->since = ts;
 }
 
+/* How the wait of a wakee now switched in on cpu ended (see the top). */
+static enum wait wait_ended(struct model *m, const struct wakeup *w, int prev,
+			    int sleeps)
+{
+	const struct cpu_state *t = &m->cpu[w->target];
+
+	if (w->moved)
+		return WAIT_MOVED;
+	/* The first switch on the target since the wakeup, away from curr. */
+	if (t->switches != w->switches + 1 || prev != w->curr)
+		return WAIT_QUEUED;
+	if (!prev)
+		return WAIT_IDLE;
+	if (sleeps)
+		return WAIT_BLOCKED;
+	return w->resched || t->ticks == w->ticks ? WAIT_AT_ONCE : WAIT_TICK;
+}
+
 static void on_switch(struct model *m, struct tep_record *rec, int cpu)
 {
 	struct cpu_state *c = &m->cpu[cpu];
 	int prev = num(m->prev_pid, rec), next = num(m->next_pid, rec);
 	/* The low bits are the sleep states; preemption leaves them clear. */
 	int sleeps = num(m->prev_state, rec) & 0xff;
+	enum wait how;
 	double us;
 
 	account(m, cpu, rec->ts);
@@ -433,6 +502,7 @@ static void on_switch(struct model *m, struct tep_record *rec, int cpu)
 	rq_add(c, next);
 	c->curr = next;
 	c->seen = 1;
+	c->switches++;
 	if (!valid_tid(next) || !m->wake[next].pending)
 		return;
 	m->wake[next].pending = 0;
@@ -440,6 +510,11 @@ static void on_switch(struct model *m, struct tep_record *rec, int cpu)
 	samples_add(&m->lat[class_of(m, next)], us);
 	if (m->wake[next].stacked)
 		m->stacked_us += us;
+	if (m->wake[next].classify) {
+		how = wait_ended(m, &m->wake[next], prev, sleeps);
+		m->wait_n[how]++;
+		m->wait_us[how] += us;
+	}
 }
 
 static void on_migrate(struct model *m, struct tep_record *rec)
@@ -453,6 +528,19 @@ static void on_migrate(struct model *m, struct tep_record *rec)
 		return;
 	rq_del(&m->cpu[from], tid);
 	rq_add(&m->cpu[to], tid);
+	if (valid_tid(tid) && m->wake[tid].pending)
+		m->wake[tid].moved = 1;
+}
+
+/* trace.dat carries the guest's kallsyms, which name the hrtimer's function. */
+static void on_hrtimer(struct model *m, struct tep_record *rec, int cpu)
+{
+	const char *fn = tep_find_function(m->tep, num(m->hrtimer_fn, rec));
+
+	if (fn && (!strcmp(fn, "tick_sched_timer") || !strcmp(fn, "tick_nohz_handler"))) {
+		m->cpu[cpu].ticks++;
+		m->ticks++;
+	}
 }
 
 static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
@@ -472,11 +560,13 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	if (type == m->switch_id)
 		on_switch(m, rec, cpu);
 	else if (type == m->wakeup.id)
-		on_wakeup(m, &m->wakeup, rec);
+		on_wakeup(m, &m->wakeup, rec, cpu);
 	else if (type == m->wakeup_new.id)
-		on_wakeup(m, &m->wakeup_new, rec);
+		on_wakeup(m, &m->wakeup_new, rec, cpu);
 	else if (type == m->migrate_id)
 		on_migrate(m, rec);
+	else if (type == m->hrtimer_id)
+		on_hrtimer(m, rec, cpu);
 	return 0;
 }
 
@@ -503,6 +593,8 @@ static void print_residency(struct model *m)
 
 static void print_trace_results(struct model *m)
 {
+	int i, split;
+
 	printf("events=%ld\ncpus=%d\n", m->events, m->nr_cpus);
 	printf("span_s=%.6f\n", (m->last_ts - m->first_ts) / 1e9);
 	printf("placements=%ld\nplacements_unknown_target=%ld\n",
@@ -515,6 +607,26 @@ static void print_trace_results(struct model *m)
 	printf("misplaced=%ld\n", m->misplaced);
 	printf("misplaced_pct=%.3f\n", m->placements ?
 	       100.0 * m->misplaced / m->placements : 0.0);
+	/*
+	 * trace.dat has every event's format, recorded or not; a trace of a
+	 * busy CPU with no tick at all did not record the hrtimers. Then no
+	 * wait was seen to cross a tick: at_once holds them all.
+	 */
+	split = m->ticks > 0;
+	printf("wait_split_tick=%d\n", split);
+	if (!split) {
+		m->wait_n[WAIT_PREEMPTED] = m->wait_n[WAIT_AT_ONCE];
+		m->wait_us[WAIT_PREEMPTED] = m->wait_us[WAIT_AT_ONCE];
+	}
+	for (i = 0; i < NR_WAITS; i++) {
+		/* Either the split classes or the one they make, not both. */
+		if (split ? i == WAIT_PREEMPTED :
+		    i == WAIT_AT_ONCE || i == WAIT_TICK)
+			continue;
+		printf("wait_%s_n=%ld\n", wait_name[i], m->wait_n[i]);
+		printf("wait_%s_us=%.1f\n", wait_name[i], m->wait_n[i] ?
+		       m->wait_us[i] / m->wait_n[i] : 0.0);
+	}
 	print_stats("lat_normal", &m->lat[CLASS_NORMAL]);
 	print_stats("lat_sched_idle", &m->lat[CLASS_IDLE_POLICY]);
 	print_residency(m);

@@ -4,7 +4,7 @@
 # The rt-app logs' statistics are scripts/metrics.py's (tests/62).
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 17
+t_plan 21
 
 fix=$TOP/tests/fixtures
 tool=$BUILD/tools/sched-idle-analyse
@@ -32,28 +32,31 @@ out=$("$tool" trace -t "$fix/spread/tasks.txt" "$fix/spread/trace.dat")
 p=$(val "$out" placements)
 within "$p" "$(slept "$fix/spread")" 5
 t_ok $? "spread: placements ($p) match the task's sleeps ($(slept "$fix/spread")) within 5%"
-# A kthread passing through CPU3 is stacking too: allow 1%.
-at_least "$(awk -v p="$p" 'BEGIN { print p / 100 }')" "$(val "$out" stacked)"
-t_ok $? "spread: a task pinned to a free CPU is not stacked ($(val "$out" stacked) of $p)"
+# A kthread passing through CPU3 is stacking too: allow 5% (rcu_sched,
+# which is not pinned, ran there 53 times during the recorded 187 wakeups).
+at_least "$(awk -v p="$p" 'BEGIN { print p / 20 }')" "$(val "$out" stacked)"
+t_ok $? "spread: a task pinned to a free CPU is not stacked ($(val "$out" stacked) of $p, at most 5%)"
 
 out=$("$tool" trace "$fix/stack/trace.dat")
 t_is "$(val "$out" placements)" 0 "without the task map no wakeup is a workload's"
 
 # The map's at_once column on the same trace: whether a woken normal task
 # preempts a SCHED_IDLE thread at once (0 for one below a normal cgroup on
-# 6.12). The stack fixture's threads: 69 the normal spinner on the cfs
-# task's CPU, 71 the SCHED_IDLE spinner on CPU2, 117 the cfs task.
+# 6.12). The stack fixture's threads, in its map's order: the normal
+# spinner on the cfs task's CPU, the SCHED_IDLE spinner on CPU2, the cfs
+# task.
+read -r normal idle cfs < <(awk '{ print $1 }' "$fix/stack/tasks.txt" | paste -sd' ')
 map=$(mktemp)
 out=$("$tool" trace -t "$fix/stack/tasks.txt" "$fix/stack/trace.dat")
 t_is "$(val "$out" misplaced)" 0 "stack: a map without at_once misplaces nothing (the cfs task's CPU runs normal work)"
-printf '69 0 spinner 0\n71 5 spinner 0\n117 0 cfs 0\n' >"$map"
+printf '%s 0 spinner 0\n%s 5 spinner 0\n%s 0 cfs 0\n' "$normal" "$idle" "$cfs" >"$map"
 out=$("$tool" trace -t "$map" "$fix/stack/trace.dat")
 t_is "$(val "$out" stacked) $(val "$out" misplaced)" "0 0" \
 	"stack: with CPU2's SCHED_IDLE spinner not preempted at once, no CPU is free and no wakeup is stacked"
 # Relabel the normal spinner as a SCHED_IDLE thread that is not preempted
 # at once: every wakeup then lands on a CPU a policy count calls
 # sched-idle, while CPU2 is free.
-printf '69 5 spinner 0\n71 5 spinner 1\n117 0 cfs 0\n' >"$map"
+printf '%s 5 spinner 0\n%s 5 spinner 1\n%s 0 cfs 0\n' "$normal" "$idle" "$cfs" >"$map"
 out=$("$tool" trace -t "$map" "$fix/stack/trace.dat")
 p=$(val "$out" placements)
 mp=$(val "$out" misplaced)
@@ -61,13 +64,32 @@ mp=$(val "$out" misplaced)
 # misplaced: allow 1%, as for spread.
 [ "$(val "$out" stacked)" = "$p" ] && at_least "$mp" "$(awk -v p="$p" 'BEGIN { print p * 0.99 }')"
 t_ok $? "stack, relabelled: every placement ($p) is stacked, and $mp of them misplaced (at least 99%)"
-printf '69 5 spinner 2\n' >"$map"
+printf '%s 5 spinner 2\n' "$normal" >"$map"
 err=$("$tool" trace -t "$map" "$fix/stack/trace.dat" 2>&1)
 t_is "$? $(echo "$err" | wc -l)" "1 1" "an at_once other than 0 or 1 is one error line and exit 1"
-printf '69 5\n' >"$map"
+printf '%s 5\n' "$normal" >"$map"
 err=$("$tool" trace -t "$map" "$fix/stack/trace.dat" 2>&1)
 t_is "$? $(echo "$err" | wc -l)" "1 1" "a map line without comm is one error line and exit 1"
 rm -f "$map"
+
+# How each wait ended, on scenarios whose answer is known: CPU3 free
+# (spread), the wakee beside a SCHED_IDLE spinner, which it preempts at
+# once (preempt), beside a normal spinner with WAKEUP_PREEMPTION off, so
+# that only a tick lets it in (wait). A kthread passing through may take
+# a wakeup (see spread's stacking above): allow 10%.
+share() { awk -v a="$1" -v p="$2" -v pct="$3" 'BEGIN { exit !(p > 0 && 100 * a >= pct * p) }'; }
+waits() { awk -F= '/^wait_[a-z_]*_n=/ { s += $2 } END { print s + 0 }' <<<"$1"; }
+for s in spread:idle preempt:at_once wait:tick; do
+	out=$("$tool" trace -t "$fix/${s%:*}/tasks.txt" "$fix/${s%:*}/trace.dat")
+	p=$(val "$out" placements)
+	n=$(val "$out" "wait_${s#*:}_n")
+	[ "$(val "$out" wait_split_tick)" = 1 ] && [ "$(waits "$out")" = "$p" ] && share "$n" "$p" 90
+	t_ok $? "${s%:*}: every wait classified once, and $n of $p placements end ${s#*:} (at least 90%)"
+done
+# The unsplit classes, on a trace recorded before the tick was traced.
+out=$("$tool" trace -t "$fix/stack-sched-only/tasks.txt" "$fix/stack-sched-only/trace.dat")
+t_is "$(val "$out" wait_split_tick):$(val "$out" wait_at_once_n)$(val "$out" wait_tick_n):$(waits "$out")" \
+	"0::$(val "$out" placements)" "a trace without the tick's hrtimer: no at_once or tick, every wait in the other classes"
 
 "$tool" trace -t "$fix/stack/tasks.txt" -T "$BUILD/timeline.test" -w 0.5,0.1 "$fix/stack/trace.dat" >/dev/null
 bad=$(awk '$2 < 0.5 || $3 > 0.6 + 1e-9 || $3 < $2 || $4 !~ /^(normal|sched_idle|idle)$/' "$BUILD/timeline.test" | head -n1)

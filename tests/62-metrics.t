@@ -7,7 +7,7 @@
 # as recorded and with the host's interference written into it.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 29
+t_plan 33
 
 fix=$TOP/tests/fixtures
 steal=$TOP/scripts/vcpu-steal.py
@@ -110,6 +110,17 @@ printf 'misplaced=6\n' >>"$mini/s/measure-r1/guest/v5.4-scan/t1/trace.txt"
 python3 "$TOP/scripts/metrics.py" "$mini" 2>/dev/null
 t_is "$(metric "$m" s all t1 misplaced_pct) $(metric "$m" s 1 t1 misplaced)" "75.000 6" \
 	"metrics: misplaced 6 of 8 placements, pooled and per boot"
+t_is "$(metric "$m" s all t1 wait_idle_pct)" "" "metrics: an analysis without wait classes gives none"
+printf '%s\n' wait_split_tick=1 wait_idle_n=2 wait_idle_us=100.0 wait_at_once_n=4 wait_at_once_us=200.0 \
+	wait_tick_n=2 wait_tick_us=5000.0 wait_blocked_n=0 wait_blocked_us=0.0 wait_queued_n=0 \
+	wait_queued_us=0.0 wait_moved_n=0 wait_moved_us=0.0 >>"$mini/s/measure-r1/guest/v5.4-scan/t1/trace.txt"
+python3 "$TOP/scripts/metrics.py" "$mini" 2>/dev/null
+got=""
+for k in wait_idle_pct wait_at_once_pct wait_tick_pct wait_tick_us wait_queued_pct; do
+	got="$got $(metric "$m" s all t1 "$k")"
+done
+t_is "$got $(metric "$m" s 1 t1 wait_at_once_us)" " 25.000 50.000 25.000 5000.000 0.000 200.000" \
+	"metrics: waits 2 idle, 4 at once, 2 after a tick of 8: shares and mean waits, pooled and per boot"
 lo=$(metric "$m" s all t1 wu_lat_mean_lo95_us) hi=$(metric "$m" s all t1 wu_lat_mean_hi95_us)
 awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= 300 && 300 <= h && l >= 0 && h <= 1050) }'
 t_ok $? "metrics: the bootstrap interval [$lo, $hi] holds the mean and stays in the data"
@@ -174,12 +185,19 @@ t_is "$got" "reproduced|not reproduced|inconclusive: the interval straddles the 
 	"verdicts: reproduced, not reproduced, inconclusive, not comparable, no interval"
 
 # A run with a nested workload: n2 as a copy of t2 whose analysis also
-# counts misplaced wakeups (4 of each boot's placements).
+# counts misplaced wakeups (4 of each boot's placements) and classifies
+# the waits: 3 at once and 1 after a tick, but the second boot's trace
+# had no tick events (4 preempted), so no stage pools them.
 nest=$tmp/nested
 cp -r "$fix/run" "$nest"
 for d in "$nest"/*/measure-r*/guest/v5.4-scan; do
 	cp -r "$d/t2" "$d/n2"
 	printf 'misplaced=4\n' >>"$d/n2/trace.txt"
+	case $d in
+	*-r1/*) printf '%s\n' wait_split_tick=1 wait_at_once_n=3 wait_at_once_us=300.0 wait_tick_n=1 \
+		wait_tick_us=4000.0 >>"$d/n2/trace.txt" ;;
+	*) printf '%s\n' wait_split_tick=0 wait_preempted_n=4 wait_preempted_us=500.0 >>"$d/n2/trace.txt" ;;
+	esac
 done
 python3 "$TOP/scripts/metrics.py" "$nest" 2>/dev/null && python3 "$TOP/scripts/report.py" "$nest" 2>/dev/null
 want=$(for f in "$nest"/baseline/measure-r[12]/guest/v5.4-scan/n2/trace.txt; do
@@ -187,6 +205,13 @@ want=$(for f in "$nest"/baseline/measure-r[12]/guest/v5.4-scan/n2/trace.txt; do
 t_like "$(sed -n '/^### Nested cgroups/,/^### /p' "$nest/report.md" | grep '^| n2 | baseline |')" \
 	"^\| n2 \| baseline \| [0-9. /]+ \| $want \| [0-9 /]+ \| [0-9. /]+ \|$" \
 	"report: the nested section has n2's misplaced % per repeat ($want)"
+t_is "$(metric "$nest/metrics.tsv" baseline 1 n2 wait_tick_pct) $(metric "$nest/metrics.tsv" baseline 2 n2 wait_preempted_pct) $(metric "$nest/metrics.tsv" baseline all n2 wait_tick_pct)" \
+	"25.000 100.000 " "metrics: waits per boot, and none pooled over traces split unlike"
+cp "$nest"/baseline/measure-r1/guest/v5.4-scan/n2/trace.txt "$nest"/baseline/measure-r2/guest/v5.4-scan/n2/trace.txt
+python3 "$TOP/scripts/metrics.py" "$nest" 2>/dev/null && python3 "$TOP/scripts/report.py" "$nest" 2>/dev/null
+t_like "$(sed -n '/^### How the normal tasks/,/^### /p' "$nest/report.md" | grep '^| n2 | baseline |')" \
+	"^\| n2 \| baseline \| 75\.0 \(300\) \| 25\.0 \(4000\) \|$" \
+	"report: the waits section pools n2's boots alike (3 at once, 1 after a tick each)"
 
 # One boot a stage: no A/A spread, so no verdict on latency.
 one=$tmp/one
