@@ -319,12 +319,13 @@ class Report:
         classes = [("idle", "idle CPU"), ("at_once", "preempted at once"), ("tick", "after a tick"),
                    ("preempted", "preempted (tick not traced)"), ("blocked", "curr slept"),
                    ("queued", "others ran first"), ("moved", "migrated")]
+        rows = ("t2", "n2", "p1", "p3", "n3")
         shown = [(c, label) for c, label in classes
                  if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
-                        for s in self.stages for w in self.m.workloads.get(pol, []))]
+                        for s in self.stages for w in rows)]
         self.p("| workload | stage |" + "".join(f" {label} % (mean us) |" for _, label in shown),
                "|---|---|" + "---|" * len(shown))
-        for w in ("t2", "n2", "p1", "p3", "n3"):
+        for w in rows:
             if not self.m.has(pol, w):
                 continue
             for s in self.stages:

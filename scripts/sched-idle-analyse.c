@@ -24,19 +24,27 @@
  * How a wait ended, per wakeup of a normal task whose target CPU a
  * sched_switch has shown: "idle", the target ran nothing; "at_once", the
  * task running there at the wakeup was preempted for the wakee, and the
- * wakeup did it: its event, recorded on the target CPU, shows
- * need_resched set (the kernel checks for preemption before it traces
- * the wakeup), or no scheduler tick came on that CPU before the switch;
- * "tick", the same, but the wakeup did not set need_resched and a tick
- * came first (the tick's check, under EEVDF the end of a slice, did);
- * "blocked", that task went to sleep and the wakee came next; "queued",
- * another task ran there before the wakee; "moved", the wakee was
- * migrated (load balance) before it ran. A tick is
+ * wakeup did it; "tick", the same, but a scheduler tick did it (the
+ * wakeup did not preempt; the tick's check, under EEVDF the end of a
+ * slice, did); "blocked", that task went to sleep and the wakee came
+ * next; "queued", another task ran there before the wakee; "moved", the
+ * wakee was migrated (load balance) before it ran, or ran elsewhere.
+ *
+ * The wakeup did it when its sched_wakeup, recorded on the target CPU,
+ * shows need_resched set (common_flags: the kernel checks for preemption
+ * before it traces a wakeup, though not a fork's sched_wakeup_new) and
+ * the event before it on that CPU shows it clear. A tick did it when the
+ * bit was set already and a tick had come since that CPU's last switch,
+ * or when a tick came between the wakeup and the switch. Otherwise, with
+ * no tick before the switch, the wakeup did it. A tick is
  * timer:hrtimer_expire_entry of the tick's hrtimer (tick_sched_timer,
  * 6.12's tick_nohz_handler): the timer interrupt alone would not do, as
  * the wakee's timer and the tick often expire in one interrupt, in either
  * order. Without that event in the trace "at_once" and "tick" are one
- * class, "preempted", and wait_split_tick=0 says so.
+ * class, "preempted", and wait_split_tick=0 says so; hrtimer_events=
+ * tells a trace without hrtimers from one whose tick went unnamed.
+ * resched_at_once_n counts the waits the wakeup's flag alone put in
+ * "at_once" (or "preempted").
  *
  * The rt-app logs and every figure of the report are read by
  * scripts/metrics.py; this tool only gives what needs the trace.
@@ -74,6 +82,8 @@ struct cpu_state {
 	int curr;
 	int seen;		/* a sched_switch showed what runs here */
 	unsigned long switches, ticks;
+	unsigned long ticks_at_switch;
+	int resched;		/* need_resched, at the last event here */
 	unsigned long long since;
 	unsigned long long residency[NR_CLASSES];
 };
@@ -93,7 +103,8 @@ struct wakeup {
 	int stacked;
 	int classify;		/* a placement whose wait is classified */
 	int target, curr, moved;
-	int resched;		/* traced on target with need_resched set */
+	int resched;		/* the wakeup set need_resched on the target */
+	int tick_resched;	/* a tick had set it before the wakeup */
 	unsigned long switches, ticks;	/* the target's, at the wakeup */
 };
 
@@ -119,7 +130,7 @@ struct model {
 	FILE *timeline;
 	struct samples lat[NR_CLASSES];
 	long placements, stacked, stacked_idle_free, skipped_cold, misplaced;
-	long wait_n[NR_WAITS], ticks;
+	long wait_n[NR_WAITS], ticks, hrtimers, at_once_resched;
 	double wait_us[NR_WAITS];
 	double stacked_us;
 	long events, out_of_order;
@@ -388,7 +399,7 @@ static int slow_sched_idle(struct model *m, struct cpu_state *c, int tid)
 }
 
 static void place(struct model *m, unsigned long long ts, int tid, int target,
-		  int resched)
+		  int resched, int tick_resched)
 {
 	struct cpu_state *t = &m->cpu[target];
 	struct wakeup *w = &m->wake[tid];
@@ -411,6 +422,7 @@ static void place(struct model *m, unsigned long long ts, int tid, int target,
 	w->curr = t->curr;
 	w->moved = 0;
 	w->resched = resched;
+	w->tick_resched = tick_resched;
 	w->switches = t->switches;
 	w->ticks = t->ticks;
 	m->misplaced += slow_sched_idle(m, t, tid);
@@ -433,15 +445,21 @@ static void on_wakeup(struct model *m, const struct wakeup_event *w,
 		      struct tep_record *rec, int cpu)
 {
 	int tid = num(w->pid, rec), target = num(w->target_cpu, rec);
-	int resched = cpu == target &&
-		(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
+	struct cpu_state *c = &m->cpu[cpu];
+	int now = !!(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
+	int resched = 0, tick_resched = 0;
 
 	if (!valid_tid(tid) || target < 0 || target >= m->nr_cpus)
 		return;
 	/* A wakeup of a task still runnable is no placement decision. */
 	if (runnable_on(m, tid) >= 0)
 		return;
-	place(m, rec->ts, tid, target, resched);
+	/* The flags are the tracing CPU's; a fork is traced before the check. */
+	if (cpu == target && w == &m->wakeup && now) {
+		resched = !c->resched;
+		tick_resched = c->resched && c->ticks != c->ticks_at_switch;
+	}
+	place(m, rec->ts, tid, target, resched, tick_resched);
 	rq_add(&m->cpu[target], tid);
 }
 
@@ -470,12 +488,12 @@ static void account(struct model *m, int cpu, unsigned long long ts)
 }
 
 /* How the wait of a wakee now switched in on cpu ended (see the top). */
-static enum wait wait_ended(struct model *m, const struct wakeup *w, int prev,
-			    int sleeps)
+static enum wait wait_ended(struct model *m, const struct wakeup *w, int cpu,
+			    int prev, int sleeps)
 {
 	const struct cpu_state *t = &m->cpu[w->target];
 
-	if (w->moved)
+	if (w->moved || cpu != w->target)
 		return WAIT_MOVED;
 	/* The first switch on the target since the wakeup, away from curr. */
 	if (t->switches != w->switches + 1 || prev != w->curr)
@@ -484,7 +502,13 @@ static enum wait wait_ended(struct model *m, const struct wakeup *w, int prev,
 		return WAIT_IDLE;
 	if (sleeps)
 		return WAIT_BLOCKED;
-	return w->resched || t->ticks == w->ticks ? WAIT_AT_ONCE : WAIT_TICK;
+	if (w->resched) {
+		m->at_once_resched++;
+		return WAIT_AT_ONCE;
+	}
+	if (w->tick_resched)
+		return WAIT_TICK;
+	return t->ticks == w->ticks ? WAIT_AT_ONCE : WAIT_TICK;
 }
 
 static void on_switch(struct model *m, struct tep_record *rec, int cpu)
@@ -503,6 +527,7 @@ static void on_switch(struct model *m, struct tep_record *rec, int cpu)
 	c->curr = next;
 	c->seen = 1;
 	c->switches++;
+	c->ticks_at_switch = c->ticks;
 	if (!valid_tid(next) || !m->wake[next].pending)
 		return;
 	m->wake[next].pending = 0;
@@ -511,7 +536,7 @@ static void on_switch(struct model *m, struct tep_record *rec, int cpu)
 	if (m->wake[next].stacked)
 		m->stacked_us += us;
 	if (m->wake[next].classify) {
-		how = wait_ended(m, &m->wake[next], prev, sleeps);
+		how = wait_ended(m, &m->wake[next], cpu, prev, sleeps);
 		m->wait_n[how]++;
 		m->wait_us[how] += us;
 	}
@@ -524,12 +549,12 @@ static void on_migrate(struct model *m, struct tep_record *rec)
 
 	if (from < 0 || from >= m->nr_cpus || to < 0 || to >= m->nr_cpus)
 		return;
+	if (valid_tid(tid) && m->wake[tid].pending)
+		m->wake[tid].moved = 1;
 	if (rq_find(&m->cpu[from], tid) < 0)
 		return;
 	rq_del(&m->cpu[from], tid);
 	rq_add(&m->cpu[to], tid);
-	if (valid_tid(tid) && m->wake[tid].pending)
-		m->wake[tid].moved = 1;
 }
 
 /* trace.dat carries the guest's kallsyms, which name the hrtimer's function. */
@@ -537,7 +562,9 @@ static void on_hrtimer(struct model *m, struct tep_record *rec, int cpu)
 {
 	const char *fn = tep_find_function(m->tep, num(m->hrtimer_fn, rec));
 
-	if (fn && (!strcmp(fn, "tick_sched_timer") || !strcmp(fn, "tick_nohz_handler"))) {
+	m->hrtimers++;
+	if (fn && (!strcmp(fn, "tick_sched_timer") ||
+		   !strcmp(fn, "tick_nohz_handler"))) {
 		m->cpu[cpu].ticks++;
 		m->ticks++;
 	}
@@ -567,6 +594,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 		on_migrate(m, rec);
 	else if (type == m->hrtimer_id)
 		on_hrtimer(m, rec, cpu);
+	/* What the next event on this CPU compares need_resched with. */
+	m->cpu[cpu].resched = !!(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
 	return 0;
 }
 
@@ -613,7 +642,8 @@ static void print_trace_results(struct model *m)
 	 * wait was seen to cross a tick: at_once holds them all.
 	 */
 	split = m->ticks > 0;
-	printf("wait_split_tick=%d\n", split);
+	printf("hrtimer_events=%ld\nwait_split_tick=%d\n", m->hrtimers, split);
+	printf("resched_at_once_n=%ld\n", m->at_once_resched);
 	if (!split) {
 		m->wait_n[WAIT_PREEMPTED] = m->wait_n[WAIT_AT_ONCE];
 		m->wait_us[WAIT_PREEMPTED] = m->wait_us[WAIT_AT_ONCE];

@@ -4,7 +4,7 @@
 # The rt-app logs' statistics are scripts/metrics.py's (tests/62).
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 21
+t_plan 23
 
 fix=$TOP/tests/fixtures
 tool=$BUILD/tools/sched-idle-analyse
@@ -86,6 +86,15 @@ for s in spread:idle preempt:at_once wait:tick; do
 	[ "$(val "$out" wait_split_tick)" = 1 ] && [ "$(waits "$out")" = "$p" ] && share "$n" "$p" 90
 	t_ok $? "${s%:*}: every wait classified once, and $n of $p placements end ${s#*:} (at least 90%)"
 done
+# In preempt the wakeup's own need_resched flag, not the absence of a
+# tick, must be what puts the waits in at_once; in wait, with no wakeup
+# preemption, at most 2% may be at_once.
+out=$("$tool" trace -t "$fix/preempt/tasks.txt" "$fix/preempt/trace.dat")
+share "$(val "$out" resched_at_once_n)" "$(val "$out" placements)" 90
+t_ok $? "preempt: $(val "$out" resched_at_once_n) of $(val "$out" placements) waits credited to the wakeup's need_resched (at least 90%)"
+out=$("$tool" trace -t "$fix/wait/tasks.txt" "$fix/wait/trace.dat")
+awk -v a="$(val "$out" wait_at_once_n)" -v p="$(val "$out" placements)" 'BEGIN { exit !(p > 0 && 100 * a <= 2 * p) }'
+t_ok $? "wait: $(val "$out" wait_at_once_n) of $(val "$out" placements) waits at_once without wakeup preemption (at most 2%)"
 # The unsplit classes, on a trace recorded before the tick was traced.
 out=$("$tool" trace -t "$fix/stack-sched-only/tasks.txt" "$fix/stack-sched-only/trace.dat")
 t_is "$(val "$out" wait_split_tick):$(val "$out" wait_at_once_n)$(val "$out" wait_tick_n):$(waits "$out")" \
