@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from metrics import STEAL_FLAG_PCT, read_kv  # noqa: E402 (one definition of each)
+from metrics import STEAL_FLAG_PCT, WAITS, read_kv  # noqa: E402 (one definition of each)
 
 # The seed (001, 005; HiKey, 5.3): its st output, quoted.
 SEED_T2_WITHOUT = {"wu_lat_n": 4710, "wu_lat_mean_us": 1116.68, "wu_lat_stddev_us": 2315.09,
@@ -43,10 +43,13 @@ TARGET_AA = 20.0
 # tree included) has the series' wakeup path.
 WITHOUT = "baseline"
 NOT_WITH = {"baseline", "tracking", "sis-util"}
+# The workloads of the nested-cgroup and wait-class tables: the flat t2
+# beside n2, p1 and p3 beside n3.
+NESTED_ROWS = ("t2", "n2", "p1", "p3", "n3")
+WAIT_LABELS = {"idle": "idle CPU", "at_once": "preempted at once", "tick": "after a tick",
+               "preempted": "preempted (tick not traced)", "blocked": "curr slept",
+               "queued": "others ran first", "moved": "migrated"}
 P_WHAT = {"p1": "alone", "p2": "+1 SCHED_IDLE pinned next door", "p3": "+N unpinned SCHED_IDLE"}
-
-
-WAITS = ("idle", "at_once", "tick", "preempted", "blocked", "queued", "moved")
 
 
 class Metrics:
@@ -302,7 +305,7 @@ class Report:
         self.p("| workload | stage | stacked % per repeat | misplaced % per repeat "
                "| wu_lat mean per repeat (us) | over 1 ms % per repeat |",
                "|---|---|---|---|---|---|")
-        for w in ("t2", "n2", "p1", "p3", "n3"):
+        for w in NESTED_ROWS:
             if not self.m.has(pol, w):
                 continue
             for s in self.stages:
@@ -310,27 +313,27 @@ class Report:
                 self.p(f"| {w} | {s} | {b('stacked_pct')} | {b('misplaced_pct')} "
                        f"| {b('wu_lat_mean_us', 0)} | {b('wu_lat_over1000_pct')} |")
 
+    def waits_shown(self, pol):
+        """The wait classes that some stage of the table's workloads has a
+        pooled figure for, in WAITS order."""
+        return [c for c in WAITS if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
+                                        for s in self.stages for w in NESTED_ROWS)]
+
     def waits_table(self, pol):
         """How the normal wakees' waits ended, all repeats pooled, per
         workload and stage: the share of each class and its mean wait.
         A run whose traces lack the tick's hrtimer has "preempted" for
         "at once" and "tick"; a stage whose boots differ in that has no
         pooled row."""
-        classes = [("idle", "idle CPU"), ("at_once", "preempted at once"), ("tick", "after a tick"),
-                   ("preempted", "preempted (tick not traced)"), ("blocked", "curr slept"),
-                   ("queued", "others ran first"), ("moved", "migrated")]
-        rows = ("t2", "n2", "p1", "p3", "n3")
-        shown = [(c, label) for c, label in classes
-                 if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
-                        for s in self.stages for w in rows)]
-        self.p("| workload | stage |" + "".join(f" {label} % (mean us) |" for _, label in shown),
+        shown = self.waits_shown(pol)
+        self.p("| workload | stage |" + "".join(f" {WAIT_LABELS[c]} % (mean us) |" for c in shown),
                "|---|---|" + "---|" * len(shown))
-        for w in rows:
+        for w in NESTED_ROWS:
             if not self.m.has(pol, w):
                 continue
             for s in self.stages:
                 cells = [f"{f(self.m.num(s, pol, w, f'wait_{c}_pct'), 1)} ({f(self.m.num(s, pol, w, f'wait_{c}_us'), 0)})"
-                         if self.m.get(s, pol, w, f"wait_{c}_pct") is not None else "-" for c, _ in shown]
+                         if self.m.get(s, pol, w, f"wait_{c}_pct") is not None else "-" for c in shown]
                 self.p(f"| {w} | {s} |" + "".join(f" {c} |" for c in cells))
 
     def noise_table(self, pol):
@@ -499,8 +502,7 @@ class Report:
                        "rule: a CPU with such a task is not free.", "")
                 self.nested_table(pol)
                 self.p("")
-            if any(self.m.get(s, pol, w, f"wait_{c}_pct") is not None
-                   for s in self.stages for w in ("t2", "n2", "p1", "p3", "n3") for c in WAITS):
+            if self.waits_shown(pol):
                 self.p("### How the normal tasks' waits ended, all repeats",
                        "Per wakeup of a normal task onto a CPU a trace event had shown "
                        "(scripts/sched-idle-analyse.c): the target CPU was idle; its task was "

@@ -442,11 +442,10 @@ static void place(struct model *m, unsigned long long ts, int tid, int target,
 }
 
 static void on_wakeup(struct model *m, const struct wakeup_event *w,
-		      struct tep_record *rec, int cpu)
+		      struct tep_record *rec, int cpu, int now)
 {
 	int tid = num(w->pid, rec), target = num(w->target_cpu, rec);
 	struct cpu_state *c = &m->cpu[cpu];
-	int now = !!(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
 	int resched = 0, tick_resched = 0;
 
 	if (!valid_tid(tid) || target < 0 || target >= m->nr_cpus)
@@ -575,6 +574,7 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 {
 	struct model *m = data;
 	int type = tep_data_type(m->tep, rec);
+	int resched = !!(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
 
 	if (cpu < 0 || cpu >= m->nr_cpus)
 		return 0;
@@ -587,15 +587,15 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec,
 	if (type == m->switch_id)
 		on_switch(m, rec, cpu);
 	else if (type == m->wakeup.id)
-		on_wakeup(m, &m->wakeup, rec, cpu);
+		on_wakeup(m, &m->wakeup, rec, cpu, resched);
 	else if (type == m->wakeup_new.id)
-		on_wakeup(m, &m->wakeup_new, rec, cpu);
+		on_wakeup(m, &m->wakeup_new, rec, cpu, resched);
 	else if (type == m->migrate_id)
 		on_migrate(m, rec);
 	else if (type == m->hrtimer_id)
 		on_hrtimer(m, rec, cpu);
 	/* What the next event on this CPU compares need_resched with. */
-	m->cpu[cpu].resched = !!(tep_data_flags(m->tep, rec) & TRACE_FLAG_NEED_RESCHED);
+	m->cpu[cpu].resched = resched;
 	return 0;
 }
 
