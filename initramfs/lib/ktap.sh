@@ -112,26 +112,24 @@ need_selftest()
 }
 
 # Keep two probes on each tracepoint the selftest traces (sched_wakeup,
-# sched_wakeup_new, sched_switch) for the rest of the boot: one in the
-# top-level trace buffer and one in an instance of its own, both with
-# tracing off. The selftest's own instance then moves a tracepoint
-# between two and three probes, which changes no kernel text. From none
-# to one probe, and from one to two, the kernel patches the tracepoint's
-# static key and call site while other CPUs run it. Boots of the
-# selftest-kill plan, which does that about ten times, now and then died
-# of "int3: 0000 [#1] SMP" at trace_sched_wakeup with the call site
-# already patched back: a vCPU ran the int3 of a patch that was complete
-# (at least two boots, pristine 6.1 and 6.12 kernels, each in a run of 6
-# to 27). A TCG artefact is the likeliest reading; it is not proven. Here
-# the patching happens twice, before the selftest starts. When the
-# selftest began to trace sched_switch, which this did not hold yet, one
-# boot in 16 died the same way at that tracepoint in __schedule().
+# sched_wakeup_new) for the rest of the boot: one in the top-level trace
+# buffer and one in an instance of its own, both with tracing off. The
+# selftest's own instance then moves a tracepoint between two and three
+# probes, which changes no kernel text. From none to one probe, and
+# from one to two, the kernel patches the tracepoint's static key and
+# call site while other CPUs run it. Boots of the selftest-kill plan,
+# which does that about ten times, now and then died of "int3: 0000
+# [#1] SMP" at trace_sched_wakeup with the call site already patched
+# back: a vCPU ran the int3 of a patch that was complete (at least two
+# boots, pristine 6.1 and 6.12 kernels, each in a run of 6 to 27). A
+# TCG artefact is the likeliest reading; it is not proven. Here the
+# patching happens twice, before the selftest starts.
 hold_tracepoints()
 {
 	for _dir in /sys/kernel/tracing /sys/kernel/tracing/instances/sched_idle_hold; do
 		[ -d "$_dir" ] || mkdir "$_dir" 2>/dev/null || return 0
 		echo 0 >"$_dir/tracing_on"
-		for _ev in sched_wakeup sched_wakeup_new sched_switch; do
+		for _ev in sched_wakeup sched_wakeup_new; do
 			[ ! -f "$_dir/events/sched/$_ev/enable" ] ||
 				echo 1 >"$_dir/events/sched/$_ev/enable"
 		done
