@@ -9,11 +9,31 @@ t_plan 23
 fix=$TOP/tests/fixtures
 tool=$BUILD/tools/sched-idle-analyse
 "$TOP/scripts/build-analyser.sh" >&2
-val() { sed -n "s/^$2=//p" <<<"$1"; }
+# KEY's value in the analyser's output OUT, or "no KEY=" when OUT has no
+# such line: an empty value would equal another missing key's, and awk
+# would take it for 0 or compare it as a string ("9.35" >= "" is true).
+val()
+{
+	if grep -q "^$2=" <<<"$1"; then
+		sed -n "s/^$2=//p" <<<"$1"
+	else
+		echo "no $2="
+	fi
+}
+# Whether every argument is one number, so that the comparisons below
+# fail on a missing key, or a key printed twice, instead of reading 0.
+nums()
+{
+	local x
+
+	for x in "$@"; do
+		[[ $x =~ ^-?[0-9]+(\.[0-9]+)?$ ]] || return 1
+	done
+}
 # Activations after which the task slept, so that a wakeup followed.
 slept() { awk '!/^#/ && $11 > 0' "$1"/*-cfs-*.log | wc -l; }
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; exit !(d * d <= (b * p / 100) ^ 2) }'; }
-at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+within() { nums "$1" "$2" "$3" && awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; exit !(d * d <= (b * p / 100) ^ 2) }'; }
+at_least() { nums "$1" "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
 out=$("$tool" trace -t "$fix/stack/tasks.txt" "$fix/stack/trace.dat")
 t_ok $? "trace: the stack fixture parses"
@@ -25,7 +45,10 @@ at_least "$(val "$out" cpu2_sched_idle_pct)" 95
 t_ok $? "stack: CPU2, home of the SCHED_IDLE spinner, is SCHED_IDLE-busy ($(val "$out" cpu2_sched_idle_pct)%)"
 at_least "$(val "$out" cpu1_normal_pct)" 95
 t_ok $? "stack: CPU1, home of the normal spinner, is normal-busy ($(val "$out" cpu1_normal_pct)%)"
-t_is "$(val "$out" lat_normal_n)" "$((p + $(val "$out" placements_unknown_target)))" \
+u=$(val "$out" placements_unknown_target)
+# Added only when both are numbers: $((p + u)) of a missing key is an
+# arithmetic error, which would end the file short of its plan.
+t_is "$(val "$out" lat_normal_n)" "$(if nums "$p" "$u"; then echo $((p + u)); else echo "$p + $u"; fi)" \
 	"stack: one latency sample per wakeup, those onto a CPU not yet seen switching included"
 
 out=$("$tool" trace -t "$fix/spread/tasks.txt" "$fix/spread/trace.dat")
@@ -34,7 +57,7 @@ within "$p" "$(slept "$fix/spread")" 5
 t_ok $? "spread: placements ($p) match the task's sleeps ($(slept "$fix/spread")) within 5%"
 # A kthread passing through CPU3 is stacking too: allow 5% (rcu_sched,
 # which is not pinned, ran there 53 times during the recorded 187 wakeups).
-at_least "$(awk -v p="$p" 'BEGIN { print p / 20 }')" "$(val "$out" stacked)"
+nums "$p" && at_least "$(awk -v p="$p" 'BEGIN { print p / 20 }')" "$(val "$out" stacked)"
 t_ok $? "spread: a task pinned to a free CPU is not stacked ($(val "$out" stacked) of $p, at most 5%)"
 
 out=$("$tool" trace "$fix/stack/trace.dat")
@@ -77,7 +100,7 @@ rm -f "$map"
 # once (preempt), beside a normal spinner with WAKEUP_PREEMPTION off, so
 # that only a tick lets it in (wait). A kthread passing through may take
 # a wakeup (see spread's stacking above): allow 10%.
-share() { awk -v a="$1" -v p="$2" -v pct="$3" 'BEGIN { exit !(p > 0 && 100 * a >= pct * p) }'; }
+share() { nums "$1" "$2" && awk -v a="$1" -v p="$2" -v pct="$3" 'BEGIN { exit !(p > 0 && 100 * a >= pct * p) }'; }
 waits() { awk -F= '/^wait_[a-z_]*_n=/ { s += $2 } END { print s + 0 }' <<<"$1"; }
 for s in spread:idle preempt:at_once wait:tick; do
 	out=$("$tool" trace -t "$fix/${s%:*}/tasks.txt" "$fix/${s%:*}/trace.dat")
@@ -93,12 +116,14 @@ out=$("$tool" trace -t "$fix/preempt/tasks.txt" "$fix/preempt/trace.dat")
 share "$(val "$out" resched_at_once_n)" "$(val "$out" placements)" 90
 t_ok $? "preempt: $(val "$out" resched_at_once_n) of $(val "$out" placements) waits credited to the wakeup's need_resched (at least 90%)"
 out=$("$tool" trace -t "$fix/wait/tasks.txt" "$fix/wait/trace.dat")
-awk -v a="$(val "$out" wait_at_once_n)" -v p="$(val "$out" placements)" 'BEGIN { exit !(p > 0 && 100 * a <= 2 * p) }'
-t_ok $? "wait: $(val "$out" wait_at_once_n) of $(val "$out" placements) waits at_once without wakeup preemption (at most 2%)"
+a=$(val "$out" wait_at_once_n)
+p=$(val "$out" placements)
+nums "$a" "$p" && awk -v a="$a" -v p="$p" 'BEGIN { exit !(p > 0 && 100 * a <= 2 * p) }'
+t_ok $? "wait: $a of $p waits at_once without wakeup preemption (at most 2%)"
 # The unsplit classes, on a trace recorded before the tick was traced.
 out=$("$tool" trace -t "$fix/stack-sched-only/tasks.txt" "$fix/stack-sched-only/trace.dat")
-t_is "$(val "$out" wait_split_tick):$(val "$out" wait_at_once_n)$(val "$out" wait_tick_n):$(waits "$out")" \
-	"0::$(val "$out" placements)" "a trace without the tick's hrtimer: no at_once or tick, every wait in the other classes"
+t_is "$(val "$out" wait_split_tick):$(val "$out" wait_at_once_n):$(val "$out" wait_tick_n):$(waits "$out")" \
+	"0:no wait_at_once_n=:no wait_tick_n=:$(val "$out" placements)" "a trace without the tick's hrtimer: no at_once or tick, every wait in the other classes"
 
 "$tool" trace -t "$fix/stack/tasks.txt" -T "$BUILD/timeline.test" -w 0.5,0.1 "$fix/stack/trace.dat" >/dev/null
 bad=$(awk '$2 < 0.5 || $3 > 0.6 + 1e-9 || $3 < $2 || $4 !~ /^(normal|sched_idle|idle)$/' "$BUILD/timeline.test" | head -n1)
