@@ -5,11 +5,13 @@ SHELL := /bin/bash
 # CC is make's C compiler too: send-email takes it only from the command line.
 export $(filter-out CC,$(shell sed -n 's/^\([A-Z_]*\)|.*/\1/p' scripts/variables))
 
-.PHONY: help qemu-test check check-quick stress shell tree refresh patches send-email clean
+.PHONY: help qemu-test calibrate check check-quick stress shell tree refresh patches send-email clean
 
 help:
 	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke),"
 	@echo "                 then measure baseline against the series (report.md)"
+	@echo "make calibrate   boot one stage CALIBRATE_BOOTS times: how often the"
+	@echo "                 report's rule finds a difference that is not there"
 	@echo "make check       install test deps and run the whole test suite (prove)"
 	@echo "make check-quick the tests that need no kernel build and no boot"
 	@echo "make stress      debug kernels, stress plan for DURATION s per stage"
@@ -22,6 +24,9 @@ help:
 
 qemu-test:
 	@scripts/qemu-test.sh
+
+calibrate:
+	@scripts/calibrate.sh
 
 check:
 	@scripts/check.sh

@@ -2,8 +2,8 @@
 # Which host-side settings make the latency measurement repeatable: boot
 # one stage COUNT times under each SETTING, the settings interleaved boot
 # by boot, each into a results run of its own under OUTDIR, and print per
-# setting the A/A spread of the wu_lat means and the vCPUs' steal (from
-# each run's metrics.tsv).
+# setting the woken wu_lat means per boot, their standard deviation between
+# boots and the vCPUs' steal (from each run's metrics.tsv).
 # usage: aa-probe.sh STAGE COUNT OUTDIR SETTING...
 #   SETTING: plain (what make qemu-test does), pin (each vCPU thread on a
 #   host CPU of its own), nice (QEMU at host nice -10), pin+nice
@@ -24,7 +24,7 @@ check_value COUNT "$count" count
 for s in "$@"; do
 	case $s in plain | pin | nice | pin+nice) ;; *) die "no setting '$s'; $usage" ;; esac
 done
-[ "$count" -ge 2 ] || die "COUNT=$count: an A/A spread needs 2 boots or more"
+[ "$count" -ge 2 ] || die "COUNT=$count: a spread between boots needs 2 boots or more"
 kernel_is_current "$stage" smp || die "stage $stage has no current smp kernel; run make qemu-test STAGE=$stage"
 [ ! -e "$out" ] || die "$out exists; give a new folder"
 duration=$(setting MEASURE_DURATION)
@@ -48,7 +48,7 @@ for r in $(seq 1 "$count"); do
 		case $s in *nice*) flags+=(--nice -10) ;; esac
 		info "  aa-probe [$r/$count] $s"
 		rc=0
-		SMP=$smp APPEND="$TRACE_CMDLINE sched_idle.duration=$duration sched_idle.workloads=$workloads sched_idle.policies=$policies sched_idle.hackbench_runs=1 sched_idle.hackbench_loops=1" \
+		SMP=$smp APPEND="$TRACE_CMDLINE sched_idle.duration=$duration sched_idle.workloads=$workloads sched_idle.windows=1 sched_idle.policies=$policies sched_idle.hackbench_runs=1 sched_idle.hackbench_loops=1" \
 			"$TOP/scripts/run-qemu.sh" --timeout "$timeout" "${flags[@]}" "$stage" \
 			"$(kernel_dir "$stage" smp)/bzImage" measure "$out/$s/$stage/measure-r$r" || rc=$?
 		record_boot "$out/$s" "$stage" measure "$out/$s/$stage/measure-r$r" "$rc"
@@ -57,15 +57,15 @@ for r in $(seq 1 "$count"); do
 done
 
 # Only now, with no guest running: the analysis is host load.
-printf '%-9s %-9s %-8s %-28s %-12s %s\n' setting policy workload "wu_lat mean per boot (us)" "A/A spread" "steal % per boot"
+printf '%-9s %-9s %-8s %-28s %-12s %s\n' setting policy workload "woken mean per boot (us)" "SD, boots" "steal % per boot"
 for s in "$@"; do
 	"$TOP/scripts/analyse.sh" "$out/$s" >/dev/null 2>&1 || die "analysis of $out/$s failed; run scripts/analyse.sh $out/$s"
 	for p in ${policies//,/ }; do
 		for w in ${workloads//,/ }; do
 			awk -F'\t' -v s="$s" -v p="$p" -v w="$w" '
-				$3 == p && $4 == w && $2 != "all" && $5 == "wu_lat_mean_us" { m = m (m ? " / " : "") $6 }
-				$3 == p && $4 == w && $2 != "all" && $5 == "steal_pct" { st = st (st ? " / " : "") $6 }
-				$3 == p && $4 == w && $2 == "all" && $5 == "wu_lat_mean_aa_spread_pct" { a = $6 "%" }
+				$3 == p && $4 == w && $2 ~ /^[0-9]+$/ && $5 == "woken_mean_us" { m = m (m ? " / " : "") $6 }
+				$3 == p && $4 == w && $2 ~ /^[0-9]+$/ && $5 == "steal_pct" { st = st (st ? " / " : "") $6 }
+				$3 == p && $4 == w && $2 == "all" && $5 == "bootsd_woken_mean_us" { a = $6 }
 				END { printf "%-9s %-9s %-8s %-28s %-12s %s\n", s, p, w, m, a, st }' "$out/$s/metrics.tsv"
 		done
 	done

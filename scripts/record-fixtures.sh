@@ -11,10 +11,10 @@
 #     base, where fast_path_sis_util fails) and on selftest-nested (the new
 #     work's last stage), for the cover letter of tests/40-send-email.t,
 #     in tests/fixtures/boots-6.12/.
-#   run: a short measurement run (two stages, two repeats, t1, t2 and hp
-#     under v5.4-scan) for the metrics table and the report
-#     (tests/62-metrics.t): what the boots left and the analyser's
-#     trace.txt, without the trace.dat files.
+#   run: a short measurement run (two stages, three boots each, two
+#     windows of t1, t2 and hp per boot under v5.4-scan) for the metrics
+#     table and the report (tests/62-metrics.t): what the boots left
+#     and the analyser's trace.txt, without the trace.dat files.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,6 +30,8 @@ else
 	stages="idle-wakee selftest-nested"
 	boots=$TOP/tests/fixtures/boots-$TREE_VERSION
 fi
+# The run needs only the two stages it measures.
+[ "$1" != run ] || stages="baseline consistent"
 for stage in $stages; do
 	kernel_is_current "$stage" smp || die "stage $stage has no current kernel; run make qemu-test"
 done
@@ -79,12 +81,14 @@ boots)
 run)
 	rm -rf "$out/run"
 	mkdir -p "$out/run"
-	MEASURE_STAGES="baseline consistent" REPEAT=2 MEASURE_DURATION=1 WORKLOADS=t1,t2,hp \
-		POLICIES=v5.4-scan HACKBENCH_RUNS=2 "$TOP/scripts/measure.sh" "$out/run"
+	# Three boots a stage, two windows of each workload per boot: the
+	# smallest run on which the boot-level intervals give verdicts.
+	MEASURE_STAGES="baseline consistent" REPEAT=3 WINDOWS=2 ORDER_SEED=1 MEASURE_DURATION=1 \
+		WORKLOADS=t1,t2,hp POLICIES=v5.4-scan HACKBENCH_RUNS=2 "$TOP/scripts/measure.sh" "$out/run"
 	dest=$TOP/tests/fixtures/run
 	rm -rf "$dest"
 	mkdir -p "$dest"
-	cp "$out/run"/{boots.tsv,measure-stages} "$dest/"
+	cp "$out/run"/{boots.tsv,measure-stages,measure-order} "$dest/"
 	while IFS=$'\t' read -r _ boot; do
 		rel=${boot#"$out/run/"}
 		mkdir -p "$dest/$rel"

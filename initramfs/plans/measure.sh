@@ -1,8 +1,12 @@
 # shellcheck shell=sh
 # Measurement plan (make qemu-test): the seed's rt-app workloads, scaled
-# to this guest's CPU count, under each scan policy in turn. Each run
-# leaves a trace.dat (trace-cmd), the rt-app logs and the tid-to-policy
-# map the host's analyser needs under $RESULTS_DIR/POLICY/WORKLOAD/.
+# to this guest's CPU count, under each scan policy in turn, each workload
+# in WINDOWS windows. A window starts its own rt-app and hogs, so windows
+# are replicates within the boot; their order alternates (t1 t2 t2 t1 for
+# two windows of t1,t2: ABBA), so a drift through the boot hits every
+# workload alike. Each window leaves a trace.dat (trace-cmd), the rt-app
+# logs and the tid-to-policy map the host's analyser needs under
+# $RESULTS_DIR/POLICY/WORKLOAD.N/.
 # hp, ht, hf and hi are hackbench (rt-tests) runs for the no-regression
 # check, all over pipes: between processes, between threads, hp's forks
 # beside SCHED_IDLE hogs on every CPU, and hp with every task SCHED_IDLE.
@@ -24,6 +28,8 @@ POLICIES=$(cmdline_arg policies | tr ',' ' ')
 need_arg policies "$POLICIES"
 WORKLOADS=$(cmdline_arg workloads | tr ',' ' ')
 need_arg workloads "$WORKLOADS"
+WINDOWS=$(cmdline_arg windows)
+need_arg windows "$WINDOWS"
 NCPU=$(nproc)
 ALL_CPUS="[$(seq -s , 0 $((NCPU - 1)))]"
 # The seed ran 8 CFS and 5 SCHED_IDLE tasks on 8 CPUs: keep the ratios.
@@ -180,7 +186,7 @@ run_hackbench()
 		exec hackbench "$@"' sh "$@"
 }
 
-# Run hackbench workload $2 under scan policy $1 into $3.
+# Run hackbench workload $2 under scan policy $1 into $3, window $4.
 measure_hackbench()
 {
 	_args=$(hackbench_args "$2")
@@ -196,7 +202,7 @@ measure_hackbench()
 		check_classes "$_dir/tasks.txt" 0 "$NCPU" || return 1
 	fi
 	sis_snapshot /tmp/sis-before
-	mark begin "$1:$2"
+	mark begin "$1:$2.$4"
 	for _i in $(seq "$HB_RUNS"); do
 		# shellcheck disable=SC2086 # one word per option
 		if ! run_hackbench "$2" $_args >/tmp/hackbench.out 2>&1; then
@@ -207,12 +213,13 @@ measure_hackbench()
 		[ -n "$_t" ] || { echo "hackbench printed no time: $(tail -n 1 /tmp/hackbench.out)"; return 1; }
 		echo "time_s=$_t" >>"$_dir/hackbench.txt"
 	done
-	mark end "$1:$2"
+	mark end "$1:$2.$4"
 	sis_snapshot /tmp/sis-after
 	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
 	stop_hogs
 	{
 		echo "workload=$2"
+		echo "window=$4"
 		echo "scan_policy=$1"
 		echo "hackbench=$_args"
 		echo "runs=$HB_RUNS"
@@ -227,18 +234,19 @@ measure_hackbench()
 	echo "$2 under $1: $(tr '\n' ' ' <"$_dir/hackbench.txt")"
 }
 
-# "# window begin|end NAME" on the console, at once: at these lines the
-# host reads its vCPU threads' schedstat (scripts/vcpu-steal.py), its
-# interference in the window where the workload runs.
+# "# window begin|end POLICY:WORKLOAD.N" on the console, at once: at these
+# lines the host reads its vCPU threads' schedstat (scripts/vcpu-steal.py),
+# its interference in the window where the workload runs.
 mark()
 {
 	echo "# window $1 $2" >&3
 }
 
-# Run workload $2 under scan policy $1 into $3.
+# Run workload $2 under scan policy $1 into $3, window $4.
 measure()
 {
 	_shape=$(shape "$2") || { echo "$_shape"; return 1; }
+	_win=$4
 	# shellcheck disable=SC2086 # one word per field
 	set -- "$1" "$2" "$3" $_shape
 	_dir=$3
@@ -262,10 +270,10 @@ measure()
 		list_threads "$_pid" >>"$_dir/tasks.txt"
 	fi
 	# From here the workload runs: rt-app's start-up stays outside.
-	mark begin "$1:$2"
+	mark begin "$1:$2.$_win"
 	wait "$_pid"
 	_rc=$?
-	mark end "$1:$2"
+	mark end "$1:$2.$_win"
 	sis_snapshot /tmp/sis-after
 	sis_delta /tmp/sis-before /tmp/sis-after "$_dir/sis.txt"
 	trace_extract "$_dir/trace.dat" || return 1
@@ -273,6 +281,7 @@ measure()
 	cp /tmp/rt-app/*.log "$_dir/" 2>/dev/null
 	{
 		echo "workload=$2"
+		echo "window=$_win"
 		echo "scan_policy=$1"
 		printf 'cfs_tasks=%s\ncfs_cpus=%s\nrun_us=%s\nperiod_us=%s\n' "$4" "$5" "$6" "$7"
 		printf 'idle_tasks=%s\nidle_cpus=%s\n' "$8" "$9"
@@ -287,14 +296,15 @@ measure()
 	echo "$2 under $1: $(cat "$_dir"/*-cfs-*.log | grep -vc '^#') activations"
 }
 
+# Window $3 of workload $2 under scan policy $1.
 measure_one()
 {
 	set_policy "$1" || return 1
 	_out=0
 	if hackbench_args "$2" >/dev/null; then
-		measure_hackbench "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+		measure_hackbench "$1" "$2" "$RESULTS_DIR/$1/$2.$3" "$3" || _out=1
 	else
-		measure "$1" "$2" "$RESULTS_DIR/$1/$2" || _out=1
+		measure "$1" "$2" "$RESULTS_DIR/$1/$2.$3" "$3" || _out=1
 	fi
 	stop_hogs
 	restore_policy
@@ -305,11 +315,17 @@ measure_one()
 # The console, for the window marks: ktap_check captures the output of
 # the checks it runs, and the host must see a mark when it is printed.
 exec 3>&1
-ktap_begin $(($(echo "$POLICIES" | wc -w) * $(echo "$WORKLOADS" | wc -w)))
-ktap_diag "cpus=$NCPU cfs=$NCFS idle=$NIDLE duration=${DURATION}s"
+ktap_begin $(($(echo "$POLICIES" | wc -w) * $(echo "$WORKLOADS" | wc -w) * WINDOWS))
+ktap_diag "cpus=$NCPU cfs=$NCFS idle=$NIDLE duration=${DURATION}s windows=$WINDOWS"
+# The workloads forwards in odd windows and backwards in even ones.
+REVERSED=$(echo "$WORKLOADS" | tr ' ' '\n' | sed -n '1!G;h;$p' | tr '\n' ' ')
 for policy in $POLICIES; do
-	for w in $WORKLOADS; do
-		ktap_check "$policy:$w" measure_one "$policy" "$w"
+	for k in $(seq "$WINDOWS"); do
+		order=$WORKLOADS
+		[ $((k % 2)) = 1 ] || order=$REVERSED
+		for w in $order; do
+			ktap_check "$policy:$w.$k" measure_one "$policy" "$w" "$k"
+		done
 	done
 done
 ktap_end
