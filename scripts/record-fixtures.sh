@@ -83,7 +83,7 @@ run)
 	mkdir -p "$out/run"
 	# Three boots a stage, two windows of each workload per boot: the
 	# smallest run on which the boot-level intervals give verdicts.
-	MEASURE_STAGES="baseline consistent" REPEAT=3 WINDOWS=2 ORDER_SEED=1 MEASURE_DURATION=1 \
+	MEASURE_STAGES="baseline consistent" REPEAT=3 WINDOWS=2 ORDER_SEED=1 MEASURE_DURATION=2 \
 		WORKLOADS=t1,t2,hp POLICIES=v5.4-scan HACKBENCH_RUNS=2 "$TOP/scripts/measure.sh" "$out/run"
 	dest=$TOP/tests/fixtures/run
 	rm -rf "$dest"

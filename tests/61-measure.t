@@ -88,7 +88,7 @@ for s in baseline consistent; do
 		fi
 	done
 done
-t_is "${bad:-none}" none "main-table means match the pooled rt-app logs"
+t_is "${bad:-none}" none "main-table woken means match the rt-app logs: per boot, then over the boots"
 # Every window of every boot has the host's view of its vCPUs.
 bad=""
 for d in "$run"/*/measure-r*; do
