@@ -52,6 +52,7 @@ its values (thinned to CDF_POINTS evenly spaced ranks when there are
 more), for the report's CDF plot.
 """
 
+import functools
 import glob
 import math
 import os
@@ -133,8 +134,11 @@ def window_name(d):
     return d.name, 1
 
 
+# Every workload of a boot reads its boot's one steal.tsv: parse it once.
+@functools.lru_cache(maxsize=None)
 def steal_windows(path):
-    """{window: {vcpu: (wall_ns, run_ns, wait_ns)}} from steal.tsv."""
+    """{window: {vcpu: (wall_ns, run_ns, wait_ns)}} from steal.tsv; the
+    caller must not change it (it is shared)."""
     out = {}
     if not path.exists():
         return out
@@ -469,11 +473,8 @@ class Run:
         for i, (d, lr) in enumerate(zip(added, logr), 1):
             put(i, "added_us", d)
             put(i, "woken_mean_ratio", math.exp(lr))
-        e = stats.interval(added)
-        put("all", "est_added_us", e.est)
-        put("all", "lo95_added_us", e.lo)
-        put("all", "hi95_added_us", e.hi)
-        put("all", "bootsd_added_us", stats.sd(added))
+        # No windows: a boot's t2 - t1 is one figure.
+        self.intervals(stage, policy, "t2/t1", "added_us", added, [])
         e = stats.interval(logr)
         put("all", "est_woken_mean_ratio", math.exp(e.est))
         put("all", "lo95_woken_mean_ratio", math.exp(e.lo) if e.lo is not None else None)
