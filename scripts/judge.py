@@ -16,7 +16,9 @@ reads result.json.
 
 With --expect, every subtest is compared with the column STAGE of the
 expected matrix (tests/selftest-matrix): a subtest that fails where the
-matrix says fail is an expected failure, not a test failure. A matrix
+matrix says fail is an expected failure, not a test failure. A row named
+PLAN:SUBTEST is for the boots of that plan (selftest-fork, whose guest
+has two LLCs), a row without a plan for PLAN=selftest boots. A matrix
 without that column, or --expect none (a tree the matrix was not
 written for), gives "no expectation": then only a crash, a timeout
 or an infrastructure error fails the boot, never a subtest.
@@ -150,8 +152,10 @@ class MatrixError(Exception):
     pass
 
 
-def read_matrix(path, column):
-    """{subtest: pass|fail|skip} for one stage, or None without a column."""
+def read_matrix(path, column, plan="selftest"):
+    """{subtest: pass|fail|skip} for one stage and plan, or None without a
+    column. A row "PLAN:SUBTEST" is for that plan's boots, a plain
+    "SUBTEST" for PLAN=selftest's."""
     try:
         text = Path(path).read_text()
     except OSError as e:
@@ -168,7 +172,9 @@ def read_matrix(path, column):
     for row in rows[1:]:
         if len(row) != len(header) or row[i] not in ("pass", "fail", "skip"):
             raise MatrixError(f"expected matrix {path}: bad row '{' '.join(row)}'")
-        want[row[0]] = row[i]
+        row_plan, _, name = row[0].rpartition(":")
+        if (row_plan or "selftest") == plan:
+            want[name] = row[i]
     return want
 
 
@@ -265,7 +271,7 @@ def judge(outdir, expect=None, column=None):
                     f"test failure on {where}: {detail}")
 
     try:
-        want = None if expect == "none" else read_matrix(expect, column)
+        want = None if expect == "none" else read_matrix(expect, column, plan)
     except MatrixError as e:
         return done("infrastructure", "infrastructure", f"infrastructure: {e}")
     if want is None:

@@ -517,6 +517,22 @@ smp_string()
 	echo "$smp"
 }
 
+# The -smp string of plan $1's guests. PLAN=selftest-fork boots its own,
+# two LLCs of two CPUs (one per socket), where the selftest runs its fork
+# group subtest: the slow path chooses a CPU inside a group of two only
+# there. An SMP that says otherwise is refused. Every other plan boots SMP.
+FORK_SMP=4,sockets=2,cores=2,threads=1
+plan_smp()
+{
+	if [ "$1" = selftest-fork ]; then
+		[ -z "${SMP:-}" ] || [ "$(smp_string "$SMP")" = "$FORK_SMP" ] ||
+			bad_value SMP "$SMP" "PLAN=selftest-fork boots $FORK_SMP (two LLCs of two CPUs); leave SMP unset"
+		echo "$FORK_SMP"
+		return
+	fi
+	smp_string "$(setting SMP)"
+}
+
 # The measurement guest's -smp string. SMP when the user gave it; else one
 # vCPU per host CPU this run may use ($1, default nproc), at most SMP's
 # default: a vCPU thread that waits for a host CPU adds its wait to every

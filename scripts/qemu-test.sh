@@ -19,10 +19,14 @@ stages=$(setting STAGE)
 [ -n "$stages" ] || stages=$(stage_names)
 nstages=$(echo "$stages" | wc -w)
 
+# Refused here, before any build, when SMP does not suit the plan.
+plan_smp "$plan" >/dev/null
+
 # The matrix was written for the packaged tree: a KDIR= tree of another
 # release of the same line gets "no expectation", never a silent pass.
+# PLAN=selftest-fork boots are judged by the matrix's selftest-fork rows.
 expect=()
-if [ "$plan" = selftest ]; then
+if [ "$plan" = selftest ] || [ "$plan" = selftest-fork ]; then
 	if [ "$KDIR" = "$DEFAULT_KDIR" ]; then
 		expect=(--expect "$SELFTEST_MATRIX")
 		[ -f "${expect[1]}" ] || die "no expected matrix ${expect[1]}"

@@ -554,7 +554,10 @@ class Report:
                        "A normal task's wakeup placed on a CPU that already ran or queued work it cannot "
                        "preempt at once while another CPU of the LLC had only work it can (SCHED_IDLE "
                        "tasks that a woken normal task of the root cgroup preempts at once under the "
-                       "guest kernel's rule).", "")
+                       "guest kernel's rule). Wakeups only: rt-app creates its threads once, at the "
+                       "start of a run, so a workload of forks would give one placement per thread; "
+                       "the selftest's slow_path and fork_group_idle subtests count fork placements instead "
+                       "(make qemu-test PLAN=selftest, PLAN=selftest-fork).", "")
                 self.stacking_table(pol)
                 self.p("", "### 001 Test 2: CFS tasks + SCHED_IDLE hogs, wu_lat (us)")
                 self.wulat_table(pol, "t2")

@@ -46,7 +46,7 @@ stage=$1 kernel=$2 plan=$3
 # Absolute: the guest's share is named by path in the QEMU command.
 outdir=$(realpath -m "$4")
 [ ${#expect[@]} = 0 ] || expect+=(--column "$stage")
-smp=$(smp_string "$(setting SMP)")
+smp=$(plan_smp "$plan")
 cmdline=$(guest_cmdline "$plan" "$stage" "$smp")
 # The host CPUs this process may use (its affinity), not all the host has.
 host_cpus=$(nproc)

@@ -47,7 +47,7 @@ cases=(
 	"SMTP_PORT=99999 send-email want a TCP port number"
 	"TESTS=tests/nosuch.t check no test file 'tests/nosuch.t'"
 )
-t_plan $((${#cases[@]} + 15))
+t_plan $((${#cases[@]} + 16))
 
 for c in "${cases[@]}"; do
 	read -r assign target want <<<"$c"
@@ -67,6 +67,15 @@ for c in "${cases[@]}"; do
 	[ "$ok" = 0 ] || t_diag "rc=$rc, $ms ms, results $before -> $after
 $out"
 done
+
+# PLAN=selftest-fork boots a topology of its own; an SMP that differs is
+# refused before any build.
+rc=0
+out=$(cd "$TOP" && make -s qemu-test PLAN=selftest-fork SMP=4 2>&1) || rc=$?
+ok=0
+[ "$rc" = 2 ] && [[ $(grep '^error:' <<<"$out") =~ ^error:\ SMP=4:\ PLAN=selftest-fork\ boots\ 4,sockets=2,cores=2,threads=1 ]] || ok=1
+t_ok "$ok" "make qemu-test PLAN=selftest-fork SMP=4: refused, naming the topology the plan boots"
+[ "$ok" = 0 ] || t_diag "rc=$rc: $out"
 
 # The README's variable list is scripts/variables'.
 # shellcheck disable=SC2016 # backquotes of Markdown, not of the shell

@@ -6,7 +6,7 @@
 # made here from them by changing one thing each.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 47
+t_plan 49
 fix=$TOP/tests/fixtures/boots
 matrix=$TOP/tests/selftest-matrix
 tmp=$(mktemp -d)
@@ -156,6 +156,17 @@ t_is "$rc" 1 "a matrix claiming fast_path passes on baseline fails the boot"
 t_is "$out" "error: stage baseline (plan selftest): UNEXPECTED: fast_path not ok (expected ok); fast_path: 200 of 200 wakeups stacked on the busy CPU0" \
 	"with exactly one error line naming the stage and the subtest, and what the subtest measured"
 t_is "$(show base summary)" "UNEXPECTED: fast_path not ok (expected ok)" "and the summary says UNEXPECTED"
+
+# A row named PLAN:SUBTEST is for that plan's boots only: the same boot,
+# labelled a PLAN=selftest-fork boot, is judged by the selftest-fork rows
+# and by nothing else.
+variant forkplan selftest-baseline
+sed -i 's/^plan=.*/plan=selftest-fork/' "$tmp/forkplan/provenance"
+judge forkplan --expect "$matrix" --column baseline
+t_like "$rc $out" "^1 error: stage baseline \(plan selftest-fork\): UNEXPECTED: fork_group_idle missing \(expected ok\)" \
+	"a PLAN=selftest-fork boot is judged by the matrix's selftest-fork rows"
+t_is "$(python3 "$TOP/scripts/judge.py" --show "$tmp/forkplan/result.json" unexpected.1.name)" fast_path \
+	"and every subtest of another plan in it is unexpected"
 
 awk '$1 == "accounting_zero" { next } { print }' "$matrix" >"$tmp/short-matrix"
 judge base --expect "$tmp/short-matrix" --column baseline

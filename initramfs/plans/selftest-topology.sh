@@ -3,9 +3,11 @@
 # online) are not all allowed to it: under an affinity that leaves out the
 # last CPU, as a cpuset or isolcpus would, and with a hole in the CPU
 # numbers (CPU1 offline). It also skips where they do not all share CPU0's
-# last-level cache (a guest with two sockets; tests/33 boots one). Were it
-# to run there, it would pin hogs to CPUs it may not use or that a wakeup
-# scan does not reach, and fail for the machine's sake.
+# last-level cache (a guest with two sockets; tests/33 boots one), but for
+# four CPUs in two LLCs of two, where it runs its fork group subtest and
+# only that. Were it to run elsewhere, it would pin hogs to CPUs it may
+# not use or that a wakeup scan does not reach, and fail for the
+# machine's sake.
 # shellcheck source=initramfs/lib/ktap.sh
 . /lib/ktap.sh
 
@@ -69,25 +71,46 @@ cpu0_llc()
 	echo "$_list"
 }
 
-# With two LLCs the selftest must skip, naming the first CPU outside
-# CPU0's. One LLC, the usual guest, leaves nothing to check.
-two_llcs()
+# Whether this guest is four CPUs in two LLCs of two, CPUs 0-1 and 2-3.
+four_in_two_llcs()
 {
-	_llc=$(cpu0_llc)
-	_last=$(($(nproc) - 1))
-	case $_llc in
-	"") echo "the kernel lists no cache"; return 4 ;;
-	"0-$_last") echo "one LLC (CPUs $_llc): boot with two sockets"; return 4 ;;
-	0) _first=1 ;;
-	*,*) echo "CPU0's LLC is CPUs $_llc, not 0-M"; return 1 ;;
-	0-*) _first=$((${_llc#0-} + 1)) ;;
-	*) echo "CPU0's LLC is CPUs $_llc, not 0-M"; return 1 ;;
-	esac
-	skips_naming "$_first" "is not in CPU0's last-level cache"
+	[ "$(nproc)" = 4 ] && [ "$(cpu0_llc)" = 0-1 ] && return 0
+	echo "$(nproc) CPUs, CPU0's LLC CPUs $(cpu0_llc): boot with SMP=4,sockets=2,cores=2,threads=1"
+	return 4
 }
 
-ktap_begin 3
+# With CPU3 offline the LLCs are CPUs 0-1 and 2: the selftest must skip,
+# naming CPU2, the first CPU outside CPU0's.
+across_llcs()
+{
+	four_in_two_llcs || return
+	echo 0 >/sys/devices/system/cpu/cpu3/online || {
+		echo "cannot take CPU3 offline"
+		return 1
+	}
+	skips_naming 2 "is not in CPU0's last-level cache"
+	_r=$?
+	echo 1 >/sys/devices/system/cpu/cpu3/online || {
+		echo "cannot bring CPU3 back"
+		return 1
+	}
+	return "$_r"
+}
+
+# With all four, it runs the fork group subtest and nothing else.
+fork_groups_only()
+{
+	four_in_two_llcs || return
+	sched_idle_test >"$LOG" 2>&1
+	_got="$(grep -m1 '^1\.\.' "$LOG") $(sed -n 's/^\(not \)\{0,1\}ok [0-9]* \([a-z_]*\).*/\2/p' "$LOG" | tr '\n' ' ')"
+	[ "$_got" = "1..1 fork_group_idle " ] && return 0
+	echo "plan and subtests '$_got', want '1..1 fork_group_idle'"
+	return 1
+}
+
+ktap_begin 4
 ktap_check skips_under_affinity affinity
 ktap_check skips_with_a_hole hole
-ktap_check skips_across_llcs two_llcs
+ktap_check skips_across_llcs across_llcs
+ktap_check fork_groups_only fork_groups_only
 ktap_end
