@@ -40,19 +40,28 @@ affinity()
 	skips_naming "$_last" "is not allowed" taskset -c "0-$((_last - 1))"
 }
 
-hole()
+# Run "$@" with CPU $1 offline, and bring it back; the status of "$@".
+# Its own names: POSIX sh has no locals, and skips_naming sets _cpu.
+offline_while()
 {
-	echo 0 >/sys/devices/system/cpu/cpu1/online || {
-		echo "cannot take CPU1 offline"
+	_off_cpu=$1
+	shift
+	echo 0 >"/sys/devices/system/cpu/cpu$_off_cpu/online" || {
+		echo "cannot take CPU$_off_cpu offline"
 		return 1
 	}
-	skips_naming 1 "is not allowed"
+	"$@"
 	_r=$?
-	echo 1 >/sys/devices/system/cpu/cpu1/online || {
-		echo "cannot bring CPU1 back"
+	echo 1 >"/sys/devices/system/cpu/cpu$_off_cpu/online" || {
+		echo "cannot bring CPU$_off_cpu back"
 		return 1
 	}
 	return "$_r"
+}
+
+hole()
+{
+	offline_while 1 skips_naming 1 "is not allowed"
 }
 
 # The shared_cpu_list of CPU0's highest-level cache, as the selftest
@@ -84,17 +93,7 @@ four_in_two_llcs()
 across_llcs()
 {
 	four_in_two_llcs || return
-	echo 0 >/sys/devices/system/cpu/cpu3/online || {
-		echo "cannot take CPU3 offline"
-		return 1
-	}
-	skips_naming 2 "is not in CPU0's last-level cache"
-	_r=$?
-	echo 1 >/sys/devices/system/cpu/cpu3/online || {
-		echo "cannot bring CPU3 back"
-		return 1
-	}
-	return "$_r"
+	offline_while 3 skips_naming 2 "is not in CPU0's last-level cache"
 }
 
 # With all four, it runs the fork group subtest and nothing else.
