@@ -38,7 +38,12 @@ from pathlib import Path
 
 SCHEMA = 1
 CLASSES = {"pass": 0, "fail": 1, "splat": 2, "timeout": 3, "infrastructure": 4}
+# die()'s header, "<trap>: <error code> [#<n>]", is the first line of an
+# oops whose trap prints no BUG: line before it: "int3: 0000 [#1] SMP", or
+# "invalid opcode: 0000 [#1]" from a BUG() without CONFIG_DEBUG_BUGVERBOSE.
+# Without it the excerpt and the error named the panic that followed.
 SPLAT_RE = re.compile(
+    r"[a-z0-9 ]+: [0-9a-f]{4} \[#[0-9]+\]|"
     r"Kernel panic|Oops|BUG:|WARNING:|rcu_sched self-detected stall|"
     r"rcu: INFO:|detected stalls on CPUs|blocked for more than [0-9]+ seconds|"
     r"general protection fault|kernel BUG at")

@@ -6,7 +6,7 @@
 # made here from them by changing one thing each.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 49
+t_plan 52
 fix=$TOP/tests/fixtures/boots
 matrix=$TOP/tests/selftest-matrix
 tmp=$(mktemp -d)
@@ -134,6 +134,17 @@ t_like "$out" "^error: kernel failure on stage pristine \(plan warn\): WARNING: 
 t_like "$(cat "$tmp/warn/splat.txt" 2>/dev/null)" "WARNING: CPU: 0 PID: 1" "the excerpt is in splat.txt"
 judge warn --expect none --column pristine
 t_is "$rc" 2 "and a splat fails whatever the expectation"
+
+# An oops whose trap prints no BUG: line (int3, or BUG() without
+# CONFIG_DEBUG_BUGVERBOSE) is named by die()'s header, not by the panic.
+variant int3 smoke
+sed -i -E 's/^(ok 1 topology.*)/\1\nint3: 0000 [#1] SMP\nCPU: 1 PID: 0 Comm: swapper\/1 Not tainted 6.1.0 #1\nRIP: 0010:trace_sched_wakeup+0x0\/0x40\nKernel panic - not syncing: Fatal exception in interrupt/' \
+	"$tmp/int3/console.log"
+judge int3
+t_is "$rc" 2 "an int3 oops is a kernel failure"
+t_like "$out" "^error: kernel failure on stage pristine \(plan smoke\): int3: 0000 \[#1\] SMP;" \
+	"an int3 oops is named by its die() line, not the panic after it"
+t_like "$(cat "$tmp/int3/splat.txt" 2>/dev/null)" "RIP: 0010:trace_sched_wakeup" "and its excerpt has the RIP"
 
 # The selftest on baseline: kselftest's nameless SKIP lines and failures
 # the matrix expects.
