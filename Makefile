@@ -5,7 +5,7 @@ SHELL := /bin/bash
 # CC is make's C compiler too: send-email takes it only from the command line.
 export $(filter-out CC,$(shell sed -n 's/^\([A-Z_]*\)|.*/\1/p' scripts/variables))
 
-.PHONY: help qemu-test calibrate check check-quick stress shell tree refresh patches send-email clean
+.PHONY: help qemu-test calibrate check check-quick stress oops-repro shell tree refresh patches send-email clean
 
 help:
 	@echo "make qemu-test   build every stage, boot each in QEMU, run PLAN (smoke),"
@@ -15,6 +15,8 @@ help:
 	@echo "make check       install test deps and run the whole test suite (prove)"
 	@echo "make check-quick the tests that need no kernel build and no boot"
 	@echo "make stress      debug kernels, stress plan for DURATION s per stage"
+	@echo "make oops-repro  boot 6.12's pick_task_fair() oops reproducer OOPS_BOOTS"
+	@echo "                 times per STAGE (default pristine); TREE=6.12"
 	@echo "make shell       interactive guest on STAGE (default pristine)"
 	@echo "make tree        git tree of the series in build/tree"
 	@echo "make refresh     write build/tree's commits back into patches/"
@@ -36,6 +38,9 @@ check-quick:
 
 stress:
 	@scripts/stress.sh
+
+oops-repro:
+	@scripts/oops-repro.sh
 
 shell:
 	@scripts/shell.sh

@@ -13,6 +13,17 @@ host_bins="/usr/bin/rt-app /usr/bin/hackbench /usr/bin/chrt /usr/bin/taskset /us
 # The selftest, once scripts/build-selftest.sh has built it.
 selftest=$BUILD/selftest/sched/sched_idle_test
 [ ! -x "$selftest" ] || host_bins="$host_bins $selftest"
+# The project's own guest programs (initramfs/repro/), static like the
+# selftest, so that they need no library from the host.
+mkdir -p "$BUILD/repro"
+for src in "$TOP"/initramfs/repro/*.c; do
+	bin=$BUILD/repro/$(basename "$src" .c)
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		cc -static -O2 -Wall -Wextra -Werror -o "$bin" "$src" ||
+			die "cannot build $src for the initramfs"
+	fi
+	host_bins="$host_bins $bin"
+done
 
 "$TOP/scripts/check-workloads.sh" "$TOP"/initramfs/workloads/*.json
 [ -f "$KDIR/usr/gen_init_cpio.c" ] || die "no usr/gen_init_cpio.c in KDIR=$KDIR"

@@ -142,6 +142,8 @@ check_value()
 		# The default tree is unpacked later, by prepare-tree.sh, which
 		# also checks a tree's full version.
 		[ "$v" = "$DEFAULT_KDIR" ] || [ -d "$v" ] || bad_value "$name" "$v" "no such directory" ;;
+	flavour)
+		case $v in smp | debug | kasan) ;; *) bad_value "$name" "$v" "want smp, debug or kasan" ;; esac ;;
 	part)
 		case $v in new | repro) ;; *) bad_value "$name" "$v" "want new or repro" ;; esac ;;
 	run)
@@ -520,13 +522,14 @@ smp_string()
 # The -smp string of plan $1's guests. PLAN=selftest-fork boots its own,
 # two LLCs of two CPUs (one per socket), where the selftest runs its fork
 # group subtest: the slow path chooses a CPU inside a group of two only
-# there. An SMP that says otherwise is refused. Every other plan boots SMP.
+# there. PLAN=oops-fork boots it too: its reproducer was found there. An
+# SMP that says otherwise is refused. Every other plan boots SMP.
 FORK_SMP=4,sockets=2,cores=2,threads=1
 plan_smp()
 {
-	if [ "$1" = selftest-fork ]; then
+	if [ "$1" = selftest-fork ] || [ "$1" = oops-fork ]; then
 		[ -z "${SMP:-}" ] || [ "$(smp_string "$SMP")" = "$FORK_SMP" ] ||
-			bad_value SMP "$SMP" "PLAN=selftest-fork boots $FORK_SMP (two LLCs of two CPUs); leave SMP unset"
+			bad_value SMP "$SMP" "PLAN=$1 boots $FORK_SMP (two LLCs of two CPUs); leave SMP unset"
 		echo "$FORK_SMP"
 		return
 	fi

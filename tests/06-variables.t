@@ -41,13 +41,17 @@ cases=(
 	"DURATION=abc stress want a whole number"
 	"KASAN=2 stress want 0 or 1"
 	"PANIC_ON_WARN=yes stress want 0 or 1"
+	"OOPS_FLAVOUR=nosmp oops-repro want smp, debug or kasan"
+	"OOPS_BOOTS=0 oops-repro want a whole number of 1 or more"
+	"OOPS_DURATION=1m oops-repro want whole seconds"
+	"STAGE=nosuch oops-repro no stage 'nosuch'"
 	"STAGE=nosuch shell no stage 'nosuch'"
 	"V=x patches give the series version as a number"
 	"RUN=/nonexistent patches no results run there"
 	"SMTP_PORT=99999 send-email want a TCP port number"
 	"TESTS=tests/nosuch.t check no test file 'tests/nosuch.t'"
 )
-t_plan $((${#cases[@]} + 16))
+t_plan $((${#cases[@]} + 17))
 
 for c in "${cases[@]}"; do
 	read -r assign target want <<<"$c"
@@ -75,6 +79,12 @@ out=$(cd "$TOP" && make -s qemu-test PLAN=selftest-fork SMP=4 2>&1) || rc=$?
 ok=0
 [ "$rc" = 2 ] && [[ $(grep '^error:' <<<"$out") =~ ^error:\ SMP=4:\ PLAN=selftest-fork\ boots\ 4,sockets=2,cores=2,threads=1 ]] || ok=1
 t_ok "$ok" "make qemu-test PLAN=selftest-fork SMP=4: refused, naming the topology the plan boots"
+[ "$ok" = 0 ] || t_diag "rc=$rc: $out"
+rc=0
+out=$(cd "$TOP" && make -s oops-repro SMP=2 2>&1) || rc=$?
+ok=0
+[ "$rc" = 2 ] && [[ $(grep '^error:' <<<"$out") =~ ^error:\ SMP=2:\ PLAN=oops-fork\ boots\ 4,sockets=2 ]] || ok=1
+t_ok "$ok" "make oops-repro SMP=2: refused, naming the topology its plan boots"
 [ "$ok" = 0 ] || t_diag "rc=$rc: $out"
 
 # The README's variable list is scripts/variables'.
