@@ -624,6 +624,25 @@ guest_cmdline()
 	echo "console=ttyS0 loglevel=5 panic=-1 oops=panic sched_idle.plan=$1 sched_idle.stage=$2 sched_idle.topo=$(smp_topology "$3")${APPEND:+ $APPEND}"
 }
 
+# Start the results run folder $1: its status says "running" until the
+# caller writes "complete" or "failed", and a script that exits before
+# then leaves "failed" and says where the results are.
+begin_run()
+{
+	RUN_DIR=$1
+	mkdir -p "$RUN_DIR"
+	echo running >"$RUN_DIR/status"
+	trap stopped_early EXIT
+}
+
+# shellcheck disable=SC2317 # called from begin_run's EXIT trap
+stopped_early()
+{
+	[ "$(cat "$RUN_DIR/status" 2>/dev/null)" = running ] || return 0
+	echo failed >"$RUN_DIR/status"
+	info "results (stopped early): $RUN_DIR"
+}
+
 # Every boot of a results run, a line each in RUN/boots.tsv, with a header:
 # stage, plan, the boot's folder relative to RUN (which holds its
 # result.json) and the judge's exit code. The steps after the boots find

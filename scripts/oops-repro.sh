@@ -34,16 +34,7 @@ take_lock
 "$TOP/scripts/prepare-tree.sh"
 run=$(date -u +%Y%m%d-%H%M%S)-oops-$$
 rundir=$RESULTS/$run
-mkdir -p "$rundir"
-echo running >"$rundir/status"
-# shellcheck disable=SC2317 # called from the EXIT trap
-stopped_early()
-{
-	[ "$(cat "$rundir/status" 2>/dev/null)" = running ] || return 0
-	echo failed >"$rundir/status"
-	info "results (stopped early): $rundir"
-}
-trap stopped_early EXIT
+begin_run "$rundir"
 table=$rundir/oops.tsv
 printf 'tree\tstage\tboot\tverdict\tsplat\tfigures\n' >"$table"
 tree=$(cat "$KDIR/.sched-idle-base" 2>/dev/null || echo "$KDIR")

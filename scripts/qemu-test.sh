@@ -74,17 +74,7 @@ next "preparing the kernel tree"
 
 run=${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)-$$}
 rundir=$RESULTS/$run
-mkdir -p "$rundir"
-echo running >"$rundir/status"
-# A run that stops early says so, in its status and where it is.
-# shellcheck disable=SC2317 # called from the EXIT trap
-stopped_early()
-{
-	[ "$(cat "$rundir/status" 2>/dev/null)" = running ] || return 0
-	echo failed >"$rundir/status"
-	info "results (stopped early): $rundir"
-}
-trap stopped_early EXIT
+begin_run "$rundir"
 summary=$rundir/summary.txt
 printf '%-12s %-8s %-10s %5s  %s\n' stage kernel plan boot_s verdict >"$summary"
 worst=0
