@@ -27,18 +27,22 @@ order()
 	printf '%s\n' "${dirs[@]}"
 }
 
-# What a stage is, in the numbering of PART's mails: the packaged tree,
-# a LOCAL baseline or aid, the tree after mail k/m, or a patch of the
-# other series: an upstream commit re-applied, or the new work.
+# What a stage is, in the numbering of PART's mails: the packaged tree
+# (with its BASE fixes, "pkg+fix"), a LOCAL baseline or aid, the tree
+# after mail k/m, or a patch of the other series: an upstream commit
+# re-applied, or the new work.
 declare -A label
 label[pristine]=packaged
+[ -z "$(base_patches)" ] || label[pristine]=pkg+fix
 locals=$(local_patches)
 upstream=$(upstream_patches)
 mailed=$(mailed_patches)
 total=$(grep -c . <<<"$mailed" || true)
 k=0
 while read -r patch stage; do
-	if grep -qxF "$patch" <<<"$locals"; then
+	if [ "$stage" = pristine ]; then
+		continue
+	elif grep -qxF "$patch" <<<"$locals"; then
 		label[$stage]=LOCAL
 	elif grep -qxF "$patch" <<<"$mailed"; then
 		k=$((k + 1))

@@ -92,17 +92,25 @@ after()
 	fi
 }
 
+# The BASE fixes open the series; packaged is the commit after them.
+bases=$(base_patches)
+nbase=$(grep -c . <<<"$bases" || true)
+[ "$(printf '%s\n' "${names[@]:0:nbase}")" = "$bases" ] ||
+	die "the BASE patches must open $SERIES: $(paste -sd ' ' <<<"$bases")"
+packaged=$(after $((nbase - 1)))
+
 # bottom: the commit the first mail applies to. base: the commit the
 # cover letter names as base-commit. For new, that is the newest commit
-# before the mails whose kernel/ and include/ are the packaged tree's; the
-# upstream commits between it and the mails are their prerequisites.
+# before the mails whose kernel/ and include/ are the packaged tree's
+# with its BASE fixes; the upstream commits between it and the mails are
+# their prerequisites.
 bottom=$(after $((first - 1)))
 base=$bottom
 prereqs=()
 if [ "$part" = new ]; then
 	upstream=$(upstream_patches)
 	i=$((first - 1))
-	while ! git -C "$tree" diff --quiet base "$(after "$i")" -- kernel include; do
+	while ! git -C "$tree" diff --quiet "$packaged" "$(after "$i")" -- kernel include; do
 		grep -qxF "${names[$i]}" <<<"$upstream" ||
 			die "${names[$i]}, before the mails, leaves kernel/ or include/ unlike the packaged tree and is not an upstream commit"
 		prereqs=("${commits[$i]}" "${prereqs[@]}")
@@ -162,9 +170,10 @@ blurb=$out.tmp/blurb
 		echo "Base: Debian's linux-source-$TREE_VERSION (Linux $kernelversion)."
 		echo "base-commit below is a commit of this project's tree, not an"
 		echo "upstream one. Its kernel/ and include/ are the packaged tree's byte"
-		echo "for byte: the project reverts the v5.4/v5.6 SCHED_IDLE work locally"
-		echo "and re-applies the upstream commits step by step to measure each, and"
-		echo "that ends where the packaged tree is."
+		echo "for byte${bases:+, with the mainline fixes listed below}: the project"
+		echo "reverts the v5.4/v5.6 SCHED_IDLE work locally and re-applies the"
+		echo "upstream commits step by step to measure each, and that ends where"
+		echo "the packaged tree is."
 		if [ ${#prereqs[@]} -gt 0 ]; then
 			echo "The series needs upstream work the packaged tree lacks. The"
 			echo "prerequisite-patch-id lines are the patch ids of this project's"
@@ -181,6 +190,14 @@ blurb=$out.tmp/blurb
 		echo "each commit is built and measured on its own. base-commit below is"
 		echo "that commit of the project's tree. The commits are upstream already:"
 		echo "these mails are for review of the reproduction, not for merging."
+	fi
+	if [ -n "$bases" ]; then
+		echo "Every kernel measured, the base included, carries the mainline"
+		echo "fixes the packaged tree lacks (BASE in the project's series):"
+		for p in $bases; do
+			id=$(sed -n 's/^\[ Upstream commit \([0-9a-f]\{12\}\)[0-9a-f]* \]$/\1/p' "$PATCHES/$p")
+			echo "  ${id:-(not upstream)} (\"$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$PATCHES/$p")\")"
+		done
 	fi
 	if [ "$version" -gt 1 ]; then
 		echo

@@ -118,10 +118,10 @@ check_value()
 	smp)
 		smp_string "$v" >/dev/null ;;
 	stages)
-		known=$(stage_names | paste -sd ' ')
+		known="$(stage_names | paste -sd ' ') packaged"
 		[ -n "${v// /}" ] || bad_value "$name" "$v" "want one or more of: $known"
 		for w in $v; do
-			grep -qxF -- "$w" < <(stage_names) ||
+			grep -qxF -- "$w" < <(stage_names; echo packaged) ||
 				bad_value "$name" "$v" "no stage '$w'; stages: $known"
 		done ;;
 	plan)
@@ -296,13 +296,13 @@ upstream_patches()
 	done
 }
 
-# The patches make patches leaves out: the LOCAL ones and the upstream
+# The patches make patches leaves out: the BASE and LOCAL ones and the upstream
 # re-applications, in series order.
 unsent_patches()
 {
 	local unsent
 
-	unsent=$( { local_patches; upstream_patches; } )
+	unsent=$( { base_patches; local_patches; upstream_patches; } )
 	series_patches | awk '{ print $1 }' | grep -xF -f <(echo "$unsent") || true
 }
 
@@ -322,12 +322,13 @@ leading_unsent_patches()
 
 # The patches make patches mails for PART, in series order. new: those
 # that are neither LOCAL nor an upstream re-application (the selftest and
-# the SIS_UTIL fix). repro: the upstream re-applications.
+# the SIS_UTIL fix). repro: the upstream re-applications, but not the
+# BASE fixes under them.
 mailed_patches()
 {
 	case $(setting PART) in
 	new) series_patches | awk '{ print $1 }' | grep -vxF -f <(unsent_patches; echo /) || true ;;
-	repro) upstream_patches ;;
+	repro) upstream_patches | grep -vxF -f <(base_patches; echo /) || true ;;
 	esac
 }
 
@@ -387,26 +388,38 @@ patch_notes()
 		{ exit }' "$1"
 }
 
-# "pristine" and then one stage per patch.
+# "pristine" and then one stage per patch. The BASE patches at the head of
+# a series are part of pristine, and name no stage of their own.
 stage_names()
 {
 	echo pristine
-	series_patches | awk '{ print $2 }'
+	series_patches | awk '$2 != "pristine" { print $2 }'
 }
 
-# The patch a stage ends at; empty for pristine.
+# The patch a stage ends at: for pristine the last BASE patch, or none;
+# for "packaged", which no list of stages holds, none: the tarball as
+# Debian ships it, for make oops-repro.
 stage_patch()
 {
-	local want=$1 patch stage
+	local want=$1 patch stage found=""
 
-	[ "$want" = pristine ] && return 0
+	[ "$want" = packaged ] && return 0
 	while read -r patch stage; do
-		if [ "$stage" = "$want" ]; then
-			echo "$patch"
-			return 0
-		fi
+		[ "$stage" != "$want" ] || found=$patch
 	done < <(series_patches)
-	die "unknown stage '$want' (stages: $(stage_names | tr '\n' ' '))"
+	if [ -n "$found" ] || [ "$want" = pristine ]; then
+		echo "$found"
+		return 0
+	fi
+	die "unknown stage '$want' (stages: $(stage_names | tr '\n' ' ')packaged)"
+}
+
+# Patches whose series comment says BASE: fixes the packaged tree lacks,
+# applied under every stage (their stage is pristine) and never mailed.
+base_patches()
+{
+	[ -f "$SERIES" ] || return 0
+	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /BASE/ { print $1 }' "$SERIES"
 }
 
 # The files patch $1 of the series touches, one per line (may repeat).
@@ -431,14 +444,15 @@ stage_changes_kernel()
 # including the stage's patch, with the patches' contents.
 stage_source_hash()
 {
-	local want=$1 patch stage
+	local want=$1 patch stage target
 
+	target=$(stage_patch "$want")
 	{
 		echo "kernel $(cat "$KDIR/.sched-idle-base" 2>/dev/null || echo "$KDIR")"
-		[ "$want" = pristine ] || while read -r patch stage; do
+		[ -z "$target" ] || while read -r patch stage; do
 			echo "$patch"
 			cat "$PATCHES/$patch"
-			[ "$stage" = "$want" ] && break
+			[ "$patch" = "$target" ] && break
 		done < <(series_patches)
 	} | sha256sum | cut -c1-16
 }

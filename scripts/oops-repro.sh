@@ -2,7 +2,8 @@
 # make oops-repro: boot the reproducer of docs/oops-6.12-pick-eevdf.md
 # (PLAN=oops-fork, initramfs/repro/eevdf-fork-oops.c) OOPS_BOOTS times on
 # each STAGE's OOPS_FLAVOUR kernel and count the boots that oopsed.
-# env: STAGE (default pristine: the packaged tree's kernel/), OOPS_FLAVOUR,
+# env: STAGE (default packaged: the tarball as shipped, without the BASE
+#      fix that makes every stage of series-6.12 immune), OOPS_FLAVOUR,
 #      OOPS_BOOTS, OOPS_DURATION, KDIR, TREE (scripts/variables)
 # Output: results/RUN/STAGE/oops-fork-N/ per boot (run-qemu.sh's), the
 # run's boots.tsv, and oops.tsv, a line per boot:
@@ -19,7 +20,7 @@ set -eu -o pipefail
 
 check_settings
 stages=$(setting STAGE)
-[ -n "$stages" ] || stages=pristine
+[ -n "$stages" ] || stages=packaged
 flavour=$(setting OOPS_FLAVOUR)
 boots=$(setting OOPS_BOOTS)
 duration=$(setting OOPS_DURATION)

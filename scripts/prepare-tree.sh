@@ -1,5 +1,6 @@
 #!/bin/bash
-# Make $KDIR a kernel tree of TREE's version at stage pristine, ready for quilt.
+# Make $KDIR a kernel tree of TREE's version with no patch applied (stage
+# packaged; apply-stage.sh moves it to pristine and on), ready for quilt.
 # The default tree is unpacked from the packaged tarball under build/.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +36,7 @@ check_tree()
 		die "KDIR=$KDIR has a .config in the source tree; run 'make mrproper' there (builds go to build/)"
 }
 
-# Bring a tree we manage back to pristine. Our own trees carry a marker;
+# Pop every patch of a tree we manage. Our own trees carry a marker;
 # quilt state in any other tree belongs to the user and is left alone.
 to_pristine()
 {
@@ -68,4 +69,4 @@ KDIR=$(cd "$KDIR" && pwd)
 check_tree
 to_pristine
 [ -f "$KDIR/.sched-idle-tree" ] || echo "$TOP" >"$KDIR/.sched-idle-tree"
-info "tree: $KDIR at pristine (Linux $(make -s -C "$KDIR" kernelversion))"
+info "tree: $KDIR as packaged (Linux $(make -s -C "$KDIR" kernelversion))"

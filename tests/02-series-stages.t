@@ -4,7 +4,7 @@
 # note (format-patch --notes) is read back for make tree.
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 8
+t_plan 10
 t_is "$(stage_names | tr '\n' ' ')" "pristine baseline tracking fallback consistent balance selftest scan-stats sis-util selftest-sis root-idle selftest-nested " \
 	"stages of the series"
 empty=$(mktemp)
@@ -17,6 +17,12 @@ t_like "$(head -n 20 "$SERIES")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the b
 t_is "$(unset SERIES PATCHES; TREE=6.12 bash -c ". '$TOP/scripts/lib.sh'; stage_names" | tr '\n' ' ')" \
 	"pristine baseline tracking fallback consistent balance idle-wakee selftest scan-stats sis-util selftest-sis root-idle selftest-nested sis-util-v1 abel-rfc " "stages of the 6.12 series (series-6.12)"
 t_like "$(head -n 20 "$TOP/series-6.12")" "0001-LOCAL-.*# stage: baseline \(LOCAL" "the 6.12 baseline patch is marked LOCAL"
+# A BASE patch is part of pristine; "packaged" is the tarball, in no list.
+t_is "$(unset SERIES PATCHES; TREE=6.12 bash -c ". '$TOP/scripts/lib.sh'; echo \"\$(base_patches)|\$(stage_patch pristine)|\$(stage_patch packaged)|\$(unsent_patches | head -n1)\"")" \
+	"0000-sched-debug-Fix-avg_vruntime-usage.patch|0000-sched-debug-Fix-avg_vruntime-usage.patch||0000-sched-debug-Fix-avg_vruntime-usage.patch" \
+	"6.12: pristine ends at the BASE fix, packaged at no patch, and the fix is never mailed"
+t_is "$(stage_patch pristine)|$(stage_patch packaged)|$(stage_source_hash pristine)" "||$(stage_source_hash packaged)" \
+	"6.1, no BASE patch: pristine and packaged are the same tree"
 
 # A note as git format-patch --notes writes it: indented under "Notes:"
 # below "---", an empty line inside it, the diffstat after it.

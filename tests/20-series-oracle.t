@@ -1,14 +1,14 @@
 #!/bin/bash
 # The series applies stage by stage, each stage holds what its patch says,
 # and after the reproduction part kernel/ and include/ equal the packaged
-# tree byte for byte.
+# tree byte for byte, with the series' BASE fixes (6.12's e08d007f9d81).
 # tier: quick (no kernel build, no boot: make check-quick)
 . "$(dirname "$0")/lib.sh"
-t_plan 12
+t_plan 14
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$TOP/scripts/prepare-tree.sh" >/dev/null 2>&1
-t_ok $? "tree prepared at pristine"
+t_ok $? "tree prepared, no patch applied"
 
 # has STAGE PATTERN: does the stage's fair.c/sched.h/debug.c match?
 at()
@@ -43,12 +43,23 @@ t_is "$(count 'si_cpu')" 0 "consistent: no separate fallback left"
 t_is "$(count 'sched_idle_rq')" 0 "consistent: load balancer untouched"
 at balance
 
-# The packaged tree, straight from the tarball.
+# The packaged tree, straight from the tarball, with the series' BASE
+# fixes (patches every stage carries, none on 6.1) applied by patch(1).
 tar -C "$tmp" -xf "$TARBALL" --strip-components=1 --wildcards \
 	'*/kernel/*' '*/include/*'
+for p in $(base_patches); do
+	patch -s -d "$tmp" -p1 --fuzz=0 <"$PATCHES/$p"
+done
 out=$(diff -r "$tmp/kernel" "$KDIR/kernel" && diff -r "$tmp/include" "$KDIR/include")
-t_ok $? "after the reproduction part, kernel/ and include/ equal the packaged tree"
+t_ok $? "after the reproduction part, kernel/ and include/ equal the packaged tree with the BASE fixes"
 [ -z "$out" ] || t_diag "$(echo "$out" | head -n 20)"
+# packaged is the tarball itself, pristine the tarball with the BASE fixes.
+at packaged
+out=$(tar -xOf "$TARBALL" --wildcards '*/kernel/sched/debug.c' | diff - "$KDIR/kernel/sched/debug.c")
+t_ok $? "packaged: kernel/sched/debug.c is the tarball's"
+at pristine
+t_is "$( (cd "$KDIR" && quilt applied 2>/dev/null) | sed 's|.*/||' | paste -sd ' ')" "$(base_patches | paste -sd ' ')" \
+	"pristine: exactly the BASE patches applied"
 
 # Seeds 004 and 006.
 t_like "$(grep -E '^#define SCHED_IDLE[[:space:]]' "$KDIR/include/uapi/linux/sched.h")" \

@@ -12,7 +12,7 @@
 #   their authors' names, to TO and CC and to nobody else; git am onto
 #   the LOCAL revert gives the packaged tree back.
 . "$(dirname "$0")/lib.sh"
-t_plan 35
+t_plan 36
 tmp=$(mktemp -d)
 server=""
 cleanup()
@@ -214,11 +214,16 @@ extra=$(recipients_other_than "$tmp/new.mails" "$want" "$tmp/new")
 t_is "${extra:-none}" none "every mail goes to exactly that set"
 
 # The cover letter's base: a commit whose kernel/ and include/ are the
-# packaged tree's, and fd54d81c2c0e, as re-applied, as the prerequisite.
+# packaged tree's with the BASE fix (e08d007f9d81), which the letter
+# names, and fd54d81c2c0e, as re-applied, as the prerequisite.
 letter=$(cat "$tmp"/new/v1-0000-cover-letter.patch 2>/dev/null)
 base=$(echo "$letter" | sed -n 's/^base-commit: //p')
-git -C "$send612" diff --quiet base "$base" -- kernel include 2>/dev/null
-t_ok $? "new: base-commit ${base:0:12} is the packaged tree in kernel/ and include/"
+nbase=$(of_tree "$new_tree" new 'base_patches | grep -c .')
+fixed=$(git -C "$send612" rev-list --reverse base..HEAD 2>/dev/null | sed -n "${nbase}p")
+git -C "$send612" diff --quiet "$fixed" "$base" -- kernel include 2>/dev/null
+t_ok $? "new: base-commit ${base:0:12} is the packaged tree with its $nbase BASE fix in kernel/ and include/"
+t_like "$letter" "^  e08d007f9d81 \(\"sched/debug: Fix avg_vruntime\(\) usage\"\)$" \
+	"and the cover letter names the BASE fix every measured kernel carries"
 mapfile -t commits < <(git -C "$send612" rev-list --reverse base..HEAD)
 fd54=$(of_tree "$new_tree" new 'series_patches | awk "{ print \$1 }" | grep -nxF "$(upstream_patches | tail -n1)" | cut -d: -f1')
 prereq=${commits[$((fd54 - 1))]:-none}
