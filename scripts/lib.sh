@@ -280,8 +280,14 @@ series_patches()
 # use (the baseline), never sent upstream.
 local_patches()
 {
+	series_tagged LOCAL
+}
+
+# The patches whose series comment holds the word $1 (LOCAL, BASE).
+series_tagged()
+{
 	[ -f "$SERIES" ] || return 0
-	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /LOCAL/ { print $1 }' "$SERIES"
+	awk -v tag="$1" '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } index(c, tag) { print $1 }' "$SERIES"
 }
 
 # The patches that re-apply an upstream commit, in stable-backport form
@@ -418,8 +424,7 @@ stage_patch()
 # applied under every stage (their stage is pristine) and never mailed.
 base_patches()
 {
-	[ -f "$SERIES" ] || return 0
-	awk '/^[ \t]*(#|$)/ { next } { c = $0; sub(/^[^#]*/, "", c) } c ~ /BASE/ { print $1 }' "$SERIES"
+	series_tagged BASE
 }
 
 # The files patch $1 of the series touches, one per line (may repeat).
